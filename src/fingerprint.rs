@@ -1,0 +1,159 @@
+//! The unified [`Fingerprint`] enum, its [`FingerprintMetadata`], and config hashes.
+//!
+//! A config hash is `XXH3_64` of the pipeline's configuration string
+//! (`canonicalizer | tokenizer | algorithm [| family | seed]`). Store it beside
+//! a signature; compare signatures only when their config hashes agree.
+
+use alloc::borrow::Cow;
+use alloc::format;
+use alloc::string::String;
+
+use crate::canonical::Canonicalizer;
+use crate::classical::{HashFamily, hex16, xxh3_64};
+
+/// Algorithm labels used in metadata and config strings.
+pub mod algo {
+    /// MinHash with 128 slots.
+    pub const MINHASH_128: &str = "minhash-h128";
+    /// MinHash, width unspecified.
+    pub const MINHASH: &str = "minhash";
+    /// 64-bit SimHash.
+    pub const SIMHASH_64: &str = "simhash-b64";
+    /// TLSH.
+    pub const TLSH: &str = "tlsh";
+    /// Dense embedding.
+    pub const EMBEDDING: &str = "embedding";
+}
+
+/// The config hash of a signature whose configuration is unknown.
+pub const UNCOMPUTED_CONFIG_HASH: u64 = 0;
+
+/// `XXH3_64(canon.config_string() + "|" + tokenizer + "|" + algorithm_config)`.
+///
+/// ```
+/// use txtfp::{Canonicalizer, config_hash};
+/// let h = config_hash(&Canonicalizer::default(), "word-uax29", "h128-mmh3");
+/// assert_eq!(h, 0xfdcb1c70a47c7649);
+/// ```
+pub fn config_hash(canon: &Canonicalizer, tokenizer: &str, algorithm_config: &str) -> u64 {
+    let s = format!("{}|{tokenizer}|{algorithm_config}", canon.config_string());
+    xxh3_64(s.as_bytes())
+}
+
+/// [`config_hash`] extended with the hash family and the seed (16 hex digits):
+/// the hash every classical fingerprinter's `config_hash()` returns.
+///
+/// ```
+/// use txtfp::{Canonicalizer, HashFamily, DEFAULT_SEED, config_hash_classical};
+/// let h = config_hash_classical(
+///     &Canonicalizer::default(), "shingle-k=5/word-uax29", "minhash-h128",
+///     HashFamily::Xxh3_64, DEFAULT_SEED);
+/// assert_eq!(h, 0x1ffc8214c1e9e9db);
+/// ```
+pub fn config_hash_classical(
+    canon: &Canonicalizer,
+    tokenizer: &str,
+    algorithm_config: &str,
+    family: HashFamily,
+    seed: u64,
+) -> u64 {
+    let s = format!(
+        "{}|{tokenizer}|{algorithm_config}|{}|{}",
+        canon.config_string(),
+        family.as_str(),
+        hex16(seed)
+    );
+    xxh3_64(s.as_bytes())
+}
+
+/// What a stored fingerprint is: algorithm, configuration and size.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct FingerprintMetadata {
+    /// Algorithm label (see [`algo`]). A `Cow` (0.3.2: `&'static str`) so that
+    /// metadata can be deserialized.
+    pub algorithm: Cow<'static, str>,
+    /// Config hash, or [`UNCOMPUTED_CONFIG_HASH`].
+    pub config_hash: u64,
+    /// Embedding model id, if any.
+    pub model_id: Option<String>,
+    /// Schema version of the signature bytes.
+    pub schema_version: u16,
+    /// Size of the signature in bytes.
+    pub byte_size: usize,
+}
+
+impl FingerprintMetadata {
+    /// The same metadata with `config_hash` replaced.
+    #[must_use]
+    pub fn with_config_hash(mut self, config_hash: u64) -> Self {
+        self.config_hash = config_hash;
+        self
+    }
+}
+
+/// Any signature this build can produce, for code that stores several kinds.
+///
+/// ```
+/// use txtfp::{Fingerprint, SimHash64};
+/// let f = Fingerprint::SimHash(SimHash64::new(7));
+/// assert_eq!(f.name(), "simhash-b64-v1");
+/// assert_eq!(f.metadata().byte_size, 8);
+/// ```
+#[cfg(any(feature = "minhash", feature = "simhash"))]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum Fingerprint {
+    /// A 128-slot MinHash signature.
+    #[cfg(feature = "minhash")]
+    MinHash(crate::MinHashSig<128>),
+    /// A 64-bit SimHash.
+    #[cfg(feature = "simhash")]
+    SimHash(crate::SimHash64),
+}
+
+#[cfg(any(feature = "minhash", feature = "simhash"))]
+impl Fingerprint {
+    /// Versioned name: `minhash-h128-v{schema}`, `simhash-b64-v1`.
+    pub fn name(&self) -> String {
+        let m = self.metadata();
+        format!("{}-v{}", m.algorithm, m.schema_version)
+    }
+
+    /// Metadata with [`UNCOMPUTED_CONFIG_HASH`].
+    pub fn metadata(&self) -> FingerprintMetadata {
+        match self {
+            #[cfg(feature = "minhash")]
+            Fingerprint::MinHash(sig) => FingerprintMetadata {
+                algorithm: Cow::Borrowed(algo::MINHASH_128),
+                config_hash: UNCOMPUTED_CONFIG_HASH,
+                model_id: None,
+                schema_version: sig.schema,
+                byte_size: core::mem::size_of::<crate::MinHashSig<128>>(),
+            },
+            #[cfg(feature = "simhash")]
+            Fingerprint::SimHash(_) => FingerprintMetadata {
+                algorithm: Cow::Borrowed(algo::SIMHASH_64),
+                config_hash: UNCOMPUTED_CONFIG_HASH,
+                model_id: None,
+                schema_version: crate::classical::simhash::SCHEMA_VERSION,
+                byte_size: 8,
+            },
+        }
+    }
+
+    /// Metadata with the 3-part [`config_hash`]`(canon, tokenizer, algorithm_config)`
+    /// (as 0.3.2; it does not cover family and seed — prefer the fingerprinter's
+    /// own `config_hash()` with [`FingerprintMetadata::with_config_hash`]).
+    pub fn metadata_with(
+        &self,
+        canon: &Canonicalizer,
+        tokenizer: &str,
+        algorithm_config: &str,
+    ) -> FingerprintMetadata {
+        self.metadata()
+            .with_config_hash(config_hash(canon, tokenizer, algorithm_config))
+    }
+}

@@ -1,0 +1,72 @@
+//! # txtfp — text fingerprinting and near-duplicate detection
+//!
+//! The module tree is the pipeline:
+//!
+//! | stage | module | what |
+//! |---|---|---|
+//! | 1 | [`canonical`] | Unicode normalization, case folding, invisible-character stripping |
+//! | 2 | [`tokenize`] | words, graphemes, k-shingles |
+//! | 3 | [`classical`] | MinHash (Jaccard), SimHash (cosine), offline and streaming |
+//! | 4 | [`lsh`] | banded LSH index for sub-linear near-duplicate search |
+//!
+//! Signatures are byte-identical to txtfp 0.3.2 for the same configuration
+//! (golden files freeze the format); see README.md for the deliberate fixes.
+//!
+//! ```
+//! use txtfp::{Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, WordTokenizer, jaccard};
+//! let fp = MinHashFingerprinter::<_, 128>::new(
+//!     Canonicalizer::default(),
+//!     ShingleTokenizer { k: 5, inner: WordTokenizer },
+//! );
+//! let a = fp.fingerprint("the quick brown fox jumps over the lazy dog at noon today")?;
+//! let b = fp.fingerprint("the quick brown fox jumps over the lazy dog at dusk today")?;
+//! assert!(jaccard(&a, &b) > 0.1 && jaccard(&a, &b) < 0.9);
+//! # Ok::<(), txtfp::Error>(())
+//! ```
+#![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+extern crate alloc;
+
+pub mod canonical;
+pub mod classical;
+mod error;
+pub mod fingerprint;
+#[cfg(feature = "lsh")]
+pub mod lsh;
+mod stream;
+pub mod tokenize;
+
+pub use canonical::{
+    CaseFold, Canonicalizer, CanonicalizerBuilder, Normalization, UnicodeVersions, canonicalize,
+    unicode_versions,
+};
+pub use classical::{DEFAULT_SEED, Fingerprinter, HashFamily, StreamingFingerprinter};
+pub use error::{Error, Result};
+pub use fingerprint::{
+    FingerprintMetadata, UNCOMPUTED_CONFIG_HASH, algo, config_hash, config_hash_classical,
+};
+#[cfg(any(feature = "minhash", feature = "simhash"))]
+pub use fingerprint::Fingerprint;
+pub use tokenize::{GraphemeTokenizer, ShingleTokenizer, Tokenizer, WordTokenizer};
+
+#[cfg(feature = "minhash")]
+pub use classical::minhash::{
+    MinHashFingerprinter, MinHashFingerprinterBuilder, MinHashSig, MinHashStreaming, jaccard,
+};
+#[cfg(feature = "simhash")]
+pub use classical::simhash::{
+    IdfTable, SimHash64, SimHashFingerprinter, SimHashFingerprinterBuilder, SimHashStreaming,
+    Weighting, cosine_estimate, hamming,
+};
+#[cfg(feature = "lsh")]
+pub use lsh::{LshIndex, LshIndexBuilder};
+
+/// This crate's version (`CARGO_PKG_VERSION`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Version of the persisted signature formats. Bumped only when stored bytes
+/// would change meaning.
+pub const FORMAT_VERSION: u32 = 1;

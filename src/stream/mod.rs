@@ -1,0 +1,1 @@
+//! Crate-internal streaming engine (owned by the streaming work; placeholder).

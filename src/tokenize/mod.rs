@@ -1,0 +1,140 @@
+//! Stage 2: turn canonical text into tokens.
+//!
+//! A [`Tokenizer`] yields `&str` tokens, either as an iterator ([`Tokenizer::tokens`])
+//! or through a callback ([`Tokenizer::for_each_token`], the path every sketch uses).
+//! Both paths give the same sequence for every built-in tokenizer.
+
+use alloc::borrow::Cow;
+use alloc::boxed::Box;
+use alloc::string::String;
+
+use crate::Result;
+
+mod grapheme;
+mod shingle;
+mod word;
+
+pub use grapheme::GraphemeTokenizer;
+pub use shingle::{MAX_SHINGLE_K, ShingleTokenizer};
+pub use word::WordTokenizer;
+
+/// The token iterator returned by [`Tokenizer::tokens`].
+pub enum TokenStream<'a> {
+    /// Tokens borrowed from the input.
+    Borrowed(Box<dyn Iterator<Item = &'a str> + 'a>),
+    /// Tokens the tokenizer had to build (e.g. joined shingles).
+    Owned(Box<dyn Iterator<Item = String> + 'a>),
+}
+
+impl<'a> TokenStream<'a> {
+    /// Every token as an owned `String`, whichever variant this is.
+    pub fn into_string_iter(self) -> Box<dyn Iterator<Item = String> + 'a> {
+        match self {
+            TokenStream::Borrowed(it) => Box::new(it.map(String::from)),
+            TokenStream::Owned(it) => it,
+        }
+    }
+}
+
+impl core::fmt::Debug for TokenStream<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            TokenStream::Borrowed(_) => "TokenStream::Borrowed(..)",
+            TokenStream::Owned(_) => "TokenStream::Owned(..)",
+        })
+    }
+}
+
+/// How a tokenizer can be driven over a stream of text (see
+/// [`Tokenizer::stream_plan`]).
+#[derive(Clone, Copy)]
+#[non_exhaustive]
+pub enum StreamPlan<'a> {
+    /// Tokenizing `a ++ b` gives `tokens(a) ++ tokens(b)` whenever `a` ends
+    /// with an ASCII whitespace character and `b` starts with an ASCII
+    /// character that is not whitespace. Word and grapheme tokenizers are.
+    Splittable,
+    /// Windows of `k` consecutive tokens of `inner`, joined by one space.
+    Shingle {
+        /// Window size.
+        k: usize,
+        /// The tokenizer whose tokens are joined.
+        inner: &'a dyn Tokenizer,
+    },
+    /// No incremental plan: a stream is buffered whole, up to the stream's cap.
+    Buffered,
+}
+
+/// A tokenizer: canonical text in, tokens out.
+///
+/// ```
+/// use txtfp::{Tokenizer, WordTokenizer};
+/// let mut words = Vec::new();
+/// WordTokenizer.for_each_token("don't go!", &mut |t| words.push(t.to_string()));
+/// assert_eq!(words, ["don't", "go"]);
+/// ```
+pub trait Tokenizer: Send + Sync {
+    /// The tokens of `input`, in order.
+    fn tokens<'a>(&'a self, input: &'a str) -> TokenStream<'a>;
+
+    /// Stable name, part of every config hash (e.g. `"word-uax29"`).
+    fn name(&self) -> Cow<'static, str>;
+
+    /// Calls `f` on every token of `input`, in order. The default goes through
+    /// [`Tokenizer::tokens`]; built-in tokenizers override it to allocate nothing.
+    fn for_each_token(&self, input: &str, f: &mut dyn FnMut(&str)) {
+        match self.tokens(input) {
+            TokenStream::Borrowed(it) => it.for_each(|t| f(t)),
+            TokenStream::Owned(it) => it.for_each(|t| f(&t)),
+        }
+    }
+
+    /// Rejects a configuration that cannot be tokenized safely (e.g. a shingle
+    /// size beyond [`MAX_SHINGLE_K`]). Every fingerprinter calls it first.
+    fn validate(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// How streaming fingerprinters may feed this tokenizer without holding
+    /// the whole document. The default, [`StreamPlan::Buffered`], is always
+    /// correct; override it only when the stated property holds.
+    fn stream_plan(&self) -> StreamPlan<'_> {
+        StreamPlan::Buffered
+    }
+}
+
+impl<T: Tokenizer + ?Sized> Tokenizer for &T {
+    fn tokens<'a>(&'a self, input: &'a str) -> TokenStream<'a> {
+        (**self).tokens(input)
+    }
+    fn name(&self) -> Cow<'static, str> {
+        (**self).name()
+    }
+    fn for_each_token(&self, input: &str, f: &mut dyn FnMut(&str)) {
+        (**self).for_each_token(input, f)
+    }
+    fn validate(&self) -> Result<()> {
+        (**self).validate()
+    }
+    fn stream_plan(&self) -> StreamPlan<'_> {
+        (**self).stream_plan()
+    }
+}
+
+impl<T: Tokenizer + ?Sized> Tokenizer for Box<T> {
+    fn tokens<'a>(&'a self, input: &'a str) -> TokenStream<'a> {
+        (**self).tokens(input)
+    }
+    fn name(&self) -> Cow<'static, str> {
+        (**self).name()
+    }
+    fn for_each_token(&self, input: &str, f: &mut dyn FnMut(&str)) {
+        (**self).for_each_token(input, f)
+    }
+    fn validate(&self) -> Result<()> {
+        (**self).validate()
+    }
+    fn stream_plan(&self) -> StreamPlan<'_> {
+        (**self).stream_plan()
+    }
+}
