@@ -70,3 +70,13 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Version of the persisted signature formats. Bumped only when stored bytes
 /// would change meaning.
 pub const FORMAT_VERSION: u32 = 1;
+
+/// Every Rust example in USAGE.md, compiled and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../USAGE.md")]
+pub struct UsageDoctests;
+
+/// The Rust examples in README.md, compiled and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

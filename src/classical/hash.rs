@@ -26,6 +26,7 @@ pub const DEFAULT_SEED: u64 = 0x00C0_FFEE_5EED;
 pub enum HashFamily {
     /// Reference MurmurHash3 x64-128, with the 64-bit seed loaded into both
     /// state words (equal to the reference for seeds below 2^32).
+    #[allow(non_camel_case_types)] // the 0.3.2 name, kept for drop-in use
     MurmurHash3_x64_128,
     /// XXH3. Despite the name (kept for wire compatibility) this is the
     /// 128-bit XXH3 variant, split into its low and high halves.

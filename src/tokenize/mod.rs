@@ -84,7 +84,7 @@ pub trait Tokenizer: Send + Sync {
     /// [`Tokenizer::tokens`]; built-in tokenizers override it to allocate nothing.
     fn for_each_token(&self, input: &str, f: &mut dyn FnMut(&str)) {
         match self.tokens(input) {
-            TokenStream::Borrowed(it) => it.for_each(|t| f(t)),
+            TokenStream::Borrowed(it) => it.for_each(&mut *f),
             TokenStream::Owned(it) => it.for_each(|t| f(&t)),
         }
     }

@@ -1,0 +1,366 @@
+//! The checks behind every fuzz target, as plain functions.
+//!
+//! Each `fuzz_targets/<name>.rs` is a one-line libFuzzer wrapper around the
+//! function of the same name here, and `examples/smoke.rs` calls the same
+//! functions on generated inputs. Keeping the checks in one place means a
+//! crash found by libFuzzer replays unchanged with the stable-only smoke
+//! runner (`cargo run --example smoke -- --replay <target> <file>`).
+//!
+//! A check "fails" by panicking: libFuzzer reports the panic as a crash and
+//! saves the input.
+
+use std::io::Write;
+
+use txtfp::{
+    Canonicalizer, CanonicalizerBuilder, CaseFold, Error, Fingerprint, FingerprintMetadata,
+    Fingerprinter, GraphemeTokenizer, MinHashFingerprinter, MinHashSig, MinHashStreaming,
+    Normalization, ShingleTokenizer, SimHash64, SimHashFingerprinter, SimHashStreaming,
+    StreamingFingerprinter, Tokenizer, Weighting, WordTokenizer,
+};
+
+/// Names of the targets, in the order the smoke runner reports them.
+pub const TARGETS: [&str; 4] = ["canonicalize", "streaming", "from_bytes", "deserialize"];
+
+/// Run the named target on one input. Unknown names return `false`.
+pub fn run(target: &str, data: &[u8]) -> bool {
+    match target {
+        "canonicalize" => canonicalize(data),
+        "streaming" => streaming(data),
+        "from_bytes" => from_bytes(data),
+        "deserialize" => deserialize(data),
+        _ => return false,
+    }
+    true
+}
+
+// ---------------------------------------------------------------------------
+// canonicalize
+// ---------------------------------------------------------------------------
+
+/// The canonicalizer configuration selected by one byte: every combination
+/// of the five fields is reachable (2 bits normalization, 1 bit each for the
+/// rest; the fourth normalization code maps to the default, NFKC).
+pub fn config_from_byte(b: u8) -> CanonicalizerBuilder {
+    CanonicalizerBuilder {
+        normalization: match b & 3 {
+            0 => Normalization::Nfc,
+            2 => Normalization::None,
+            _ => Normalization::Nfkc,
+        },
+        case_fold: if b & 4 != 0 {
+            CaseFold::None
+        } else {
+            CaseFold::Simple
+        },
+        strip_bidi: b & 8 == 0,
+        strip_format: b & 16 == 0,
+        apply_confusable: b & 32 != 0,
+    }
+}
+
+/// Any text under any configuration: no panic, and `canonicalize_into` (into
+/// a buffer that already holds text) gives exactly what `canonicalize` gives.
+pub fn canonicalize(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let text = String::from_utf8_lossy(rest);
+    let builder = config_from_byte(first);
+    // The fuzz crate enables `security`, so every configuration builds.
+    let canon = builder
+        .clone()
+        .try_build()
+        .unwrap_or_else(|e| panic!("config {builder:?} rejected with security on: {e}"));
+    canon
+        .check()
+        .unwrap_or_else(|e| panic!("check() failed for {builder:?}: {e}"));
+
+    let out = canon.canonicalize(&text);
+    let mut buf = String::from("stale contents that must be cleared \u{202E}");
+    canon.canonicalize_into(&text, &mut buf);
+    assert_eq!(
+        buf, out,
+        "canonicalize_into differs, config {builder:?}, input {text:?}"
+    );
+    let tried = canon
+        .try_canonicalize(&text)
+        .unwrap_or_else(|e| panic!("try_canonicalize failed for {builder:?}: {e}"));
+    assert_eq!(tried, out, "try_canonicalize differs, config {builder:?}");
+
+    // The free function is the default configuration.
+    if builder == CanonicalizerBuilder::default() {
+        assert_eq!(
+            txtfp::canonicalize(&text),
+            out,
+            "free fn differs from default"
+        );
+    }
+    // The output is itself text every configuration accepts again.
+    let _ = canon.canonicalize(&out);
+}
+
+// ---------------------------------------------------------------------------
+// streaming
+// ---------------------------------------------------------------------------
+
+/// How the fuzz input is cut up: a tokenizer choice, chunk boundaries, and
+/// the payload that is streamed.
+struct StreamCase<'a> {
+    tokenizer: u8,
+    cuts: Vec<usize>,
+    via_write: bool,
+    payload: &'a [u8],
+}
+
+impl<'a> StreamCase<'a> {
+    /// Byte 0: tokenizer (low 3 bits), `io::Write` instead of `update`
+    /// (bit 3). Byte 1: number of cut points `n` (mod 16). Next `n` bytes:
+    /// cut points, scaled onto the payload. Everything after is the payload.
+    fn parse(data: &'a [u8]) -> Option<Self> {
+        let (&mode, rest) = data.split_first()?;
+        let (&n, rest) = rest.split_first()?;
+        let n = usize::from(n % 16).min(rest.len());
+        let (cut_bytes, payload) = rest.split_at(n);
+        let mut cuts: Vec<usize> = cut_bytes
+            .iter()
+            .map(|&c| usize::from(c) * payload.len() / 255)
+            .collect();
+        cuts.sort_unstable();
+        Some(Self {
+            tokenizer: mode & 7,
+            cuts,
+            via_write: mode & 8 != 0,
+            payload,
+        })
+    }
+
+    /// The payload split at the cut points (empty chunks included: they must
+    /// be accepted as no-ops).
+    fn chunks(&self) -> Vec<&'a [u8]> {
+        let mut out = Vec::with_capacity(self.cuts.len() + 1);
+        let mut start = 0;
+        for &c in &self.cuts {
+            out.push(&self.payload[start..c]);
+            start = c;
+        }
+        out.push(&self.payload[start..]);
+        out
+    }
+}
+
+/// Feeding a document in arbitrary chunks gives the offline fingerprint of
+/// the whole document; invalid UTF-8 is reported (with the offset of the
+/// first bad byte when the error carries one), never a panic.
+pub fn streaming(data: &[u8]) {
+    let Some(case) = StreamCase::parse(data) else {
+        return;
+    };
+    match case.tokenizer {
+        0 => both(&case, WordTokenizer),
+        1 => both(&case, GraphemeTokenizer),
+        2 => both(&case, shingle(1, WordTokenizer)),
+        3 => both(&case, shingle(2, WordTokenizer)),
+        4 => both(&case, shingle(3, WordTokenizer)),
+        5 => both(&case, shingle(5, WordTokenizer)),
+        6 => both(&case, shingle(3, GraphemeTokenizer)),
+        _ => both(&case, shingle(2, shingle(2, WordTokenizer))),
+    }
+}
+
+fn shingle<T: Tokenizer>(k: usize, inner: T) -> ShingleTokenizer<T> {
+    ShingleTokenizer::new(k, inner).expect("small shingle sizes are valid")
+}
+
+fn both<T: Tokenizer + Clone>(case: &StreamCase<'_>, tok: T) {
+    let mh = MinHashFingerprinter::<T, 16>::new(Canonicalizer::default(), tok.clone());
+    let offline = std::str::from_utf8(case.payload).map(|s| mh.fingerprint(s));
+    let stream = MinHashStreaming::new(mh);
+    compare(case, stream, offline, "minhash");
+
+    let sh = SimHashFingerprinter::new(Canonicalizer::default(), tok.clone())
+        .with_weighting(Weighting::Tf);
+    let offline = std::str::from_utf8(case.payload).map(|s| sh.fingerprint(s));
+    compare(case, SimHashStreaming::new(sh), offline, "simhash-tf");
+
+    let sh =
+        SimHashFingerprinter::new(Canonicalizer::default(), tok).with_weighting(Weighting::Uniform);
+    let offline = std::str::from_utf8(case.payload).map(|s| sh.fingerprint(s));
+    compare(case, SimHashStreaming::new(sh), offline, "simhash-uniform");
+}
+
+fn compare<S>(
+    case: &StreamCase<'_>,
+    mut stream: S,
+    offline: Result<txtfp::Result<S::Output>, std::str::Utf8Error>,
+    what: &str,
+) where
+    S: StreamingFingerprinter + Write,
+    S::Output: PartialEq + std::fmt::Debug,
+{
+    let mut fed_error: Option<Error> = None;
+    for chunk in case.chunks() {
+        let r = if case.via_write {
+            stream.write_all(chunk).map_err(unwrap_io)
+        } else {
+            stream.update(chunk)
+        };
+        if let Err(e) = r {
+            fed_error = Some(e);
+            break;
+        }
+    }
+    let streamed = match fed_error {
+        Some(e) => Err(e),
+        None => stream.finalize(),
+    };
+    match offline {
+        Ok(Ok(want)) => match streamed {
+            Ok(got) => assert_eq!(got, want, "{what}: stream differs from offline"),
+            Err(e) => panic!("{what}: offline Ok({want:?}) but stream failed: {e}"),
+        },
+        Ok(Err(want)) => {
+            let got = streamed.expect_err("offline failed but the stream succeeded");
+            assert_eq!(
+                got.to_string(),
+                want.to_string(),
+                "{what}: different errors"
+            );
+        }
+        Err(utf8) => {
+            let got = streamed.expect_err("invalid UTF-8 was accepted by the stream");
+            if let Some(offset) = invalid_utf8_offset(&got) {
+                assert_eq!(
+                    offset,
+                    utf8.valid_up_to() as u64,
+                    "{what}: wrong offset in {got}"
+                );
+            }
+        }
+    }
+}
+
+/// The `Write` impl wraps the crate's error in an `io::Error`; take it back
+/// out so that both feeding paths report the same thing.
+fn unwrap_io(e: std::io::Error) -> Error {
+    let kind = e.kind();
+    match e.into_inner() {
+        Some(inner) => match inner.downcast::<Error>() {
+            Ok(err) => *err,
+            Err(other) => Error::Io(std::io::Error::new(kind, other)),
+        },
+        None => Error::Io(kind.into()),
+    }
+}
+
+fn invalid_utf8_offset(e: &Error) -> Option<u64> {
+    match e {
+        Error::InvalidUtf8 { offset } => Some(*offset),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// from_bytes
+// ---------------------------------------------------------------------------
+
+/// `from_bytes` on arbitrary bytes at every alignment never panics, and a
+/// success re-encodes to exactly the bytes it was read from.
+pub fn from_bytes(data: &[u8]) {
+    for off in 0..data.len().min(8) {
+        let bytes = &data[off..];
+        check_minhash::<128>(bytes);
+        check_minhash::<16>(bytes);
+        check_minhash::<0>(bytes);
+        check_simhash(bytes);
+    }
+    // Random bytes almost never have the exact length and header, so also
+    // build inputs of the right size from the data, at an odd alignment, with
+    // a valid header unless the first data byte says otherwise.
+    let flag = data.first().copied().unwrap_or(0);
+    for h in [16usize, 128] {
+        let len = 8 + 8 * h;
+        let mut buf = vec![0u8; len + 1];
+        for (i, b) in buf[1..].iter_mut().enumerate() {
+            *b = data.get(i % data.len().max(1)).copied().unwrap_or(0);
+        }
+        if flag & 1 == 0 {
+            buf[1..9].copy_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]);
+        }
+        if h == 16 {
+            check_minhash::<16>(&buf[1..]);
+        } else {
+            check_minhash::<128>(&buf[1..]);
+        }
+    }
+}
+
+fn check_minhash<const H: usize>(bytes: &[u8]) {
+    let via_try = MinHashSig::<H>::try_from(bytes);
+    match MinHashSig::<H>::from_bytes(bytes) {
+        Ok(sig) => {
+            assert_eq!(sig.to_le_bytes(), bytes, "MinHashSig<{H}> round trip");
+            #[cfg(target_endian = "little")]
+            assert_eq!(sig.as_bytes(), bytes, "MinHashSig<{H}> as_bytes");
+            assert_eq!(
+                MinHashSig::<H>::from_bytes(&sig.to_le_bytes()).ok(),
+                Some(sig)
+            );
+            assert_eq!(via_try.ok(), Some(sig), "TryFrom differs from from_bytes");
+        }
+        Err(e) => {
+            assert_eq!(via_try.err().map(|e| e.to_string()), Some(e.to_string()));
+            assert_eq!(
+                bytes.len() == 8 + 8 * H && bytes[..2] == [1, 0] && bytes[2..8] == [0; 6],
+                false,
+                "a well-formed MinHashSig<{H}> was rejected: {e}"
+            );
+        }
+    }
+}
+
+fn check_simhash(bytes: &[u8]) {
+    match SimHash64::from_bytes(bytes) {
+        Ok(s) => {
+            assert_eq!(bytes.len(), 8);
+            assert_eq!(s.to_le_bytes(), bytes);
+            assert_eq!(SimHash64::from_bytes(&s.to_le_bytes()).ok(), Some(s));
+        }
+        Err(_) => assert_ne!(bytes.len(), 8, "8 bytes must always parse"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// deserialize
+// ---------------------------------------------------------------------------
+
+/// JSON of any shape never panics the deserializers, and whatever they accept
+/// serializes back to a value that deserializes to the same thing.
+pub fn deserialize(data: &[u8]) {
+    round_trip::<MinHashSig<128>>(data);
+    round_trip::<MinHashSig<16>>(data);
+    round_trip::<SimHash64>(data);
+    round_trip::<Fingerprint>(data);
+    round_trip::<FingerprintMetadata>(data);
+    if let Ok(sig) = serde_json::from_slice::<MinHashSig<16>>(data) {
+        assert_eq!(sig.schema, 1, "a foreign schema was accepted: {sig:?}");
+        assert_eq!(sig._pad, [0; 6]);
+    }
+}
+
+fn round_trip<T>(data: &[u8])
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let Ok(v) = serde_json::from_slice::<T>(data) else {
+        return;
+    };
+    let json = serde_json::to_vec(&v).expect("serializing an accepted value");
+    let back: T = serde_json::from_slice(&json).unwrap_or_else(|e| {
+        panic!(
+            "{} does not re-read its own JSON {}: {e}",
+            std::any::type_name::<T>(),
+            String::from_utf8_lossy(&json)
+        )
+    });
+    assert_eq!(back, v, "{} round trip", std::any::type_name::<T>());
+}

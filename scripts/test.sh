@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The project's test command (README "Test"): everything CI checks, from a
+# fresh clone. Installs nothing beyond what cargo fetches from crates.io.
+#
+#   scripts/test.sh            # fmt, clippy -D warnings, tests (default + all features),
+#                              # no_std core build, docs, reference-harness parity
+#   SKIP_PARITY=1 scripts/test.sh   # without the reference-harness parity step
+#
+# Tests that need ../shared (the full golden sets, the upstream fixtures, the
+# reference harness) say loudly when they skip.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "rustfmt"
+cargo fmt --all -- --check
+
+step "clippy (all targets, all features, -D warnings)"
+cargo clippy --all-targets --all-features -- -D warnings
+
+step "no_std + alloc core (--no-default-features --features minhash,simhash)"
+cargo build --lib --no-default-features --features minhash,simhash
+
+step "tests, default features"
+cargo test
+
+step "tests, all features"
+cargo test --all-features
+
+step "rustdoc (deny warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
+
+if [[ ${SKIP_PARITY:-0} != 1 ]]; then
+  step "reference-harness parity (../shared/tools/txtfp-ref against this crate)"
+  scripts/parity.sh
+fi
+echo
+echo "all checks passed"

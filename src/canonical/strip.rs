@@ -1,0 +1,99 @@
+//! The two hand-written strip lists of stage 1 (spec §2.3).
+//!
+//! They are deliberately *not* the `Cf` general category: txtfp 0.3.2 strips
+//! exactly these code points, including some that are not `Cf` (the variation
+//! selectors and the Mongolian free variation selectors are `Mn`) and missing
+//! several that are (U+00AD soft hyphen, U+0600..=U+0605, U+FFF9..=U+FFFB,
+//! U+034F ...). Changing either list changes canonical text and therefore
+//! every stored signature, so the lists are frozen.
+
+/// Bidirectional controls: LRM, RLM, the embeddings/overrides LRE..RLO and
+/// the isolates LRI..PDI.
+pub(super) fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Invisible format characters. A superset of [`is_bidi`], so `strip_bidi`
+/// only changes anything when `strip_format` is off.
+pub(super) fn is_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{E0001}'
+            | '\u{E0020}'..='\u{E007F}'
+            | '\u{E0100}'..='\u{E01EF}'
+    )
+}
+
+/// Which of the two lists a configuration removes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StripSet {
+    pub(super) bidi: bool,
+    pub(super) format: bool,
+}
+
+impl StripSet {
+    /// Smallest code point on either list: everything below is kept without
+    /// looking further (that covers ASCII, Latin, Greek, Cyrillic, Hebrew...).
+    const FIRST: char = '\u{061C}';
+
+    #[inline]
+    pub(super) fn contains(self, c: char) -> bool {
+        c >= Self::FIRST && ((self.format && is_format(c)) || (self.bidi && is_bidi(c)))
+    }
+
+    #[inline]
+    pub(super) fn is_empty(self) -> bool {
+        !self.bidi && !self.format
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_match_spec_2_3_exhaustively() {
+        let bidi = |u: u32| matches!(u, 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069);
+        let fmt = |u: u32| {
+            matches!(
+                u,
+                0x200B..=0x200F
+                    | 0x2060..=0x2064
+                    | 0x061C
+                    | 0x180B..=0x180F
+                    | 0xFEFF
+                    | 0xFE00..=0xFE0F
+                    | 0xE0100..=0xE01EF
+                    | 0xE0001
+                    | 0xE0020..=0xE007F
+                    | 0x202A..=0x202E
+                    | 0x2066..=0x2069
+            )
+        };
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let u = c as u32;
+            assert_eq!(is_bidi(c), bidi(u), "bidi {u:04X}");
+            assert_eq!(is_format(c), fmt(u), "fmt {u:04X}");
+            for (b, f) in [(false, false), (true, false), (false, true), (true, true)] {
+                let set = StripSet { bidi: b, format: f };
+                assert_eq!(set.contains(c), (b && bidi(u)) || (f && fmt(u)), "{u:04X} {b} {f}");
+            }
+        }
+    }
+
+    #[test]
+    fn documented_survivors_are_kept() {
+        let all = StripSet { bidi: true, format: true };
+        for c in ['\u{AD}', '\u{34F}', '\u{600}', '\u{2065}', '\u{FFF9}', '\u{1D173}', '\u{115F}'] {
+            assert!(!all.contains(c), "{:04X} must survive", c as u32);
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! [`MinHashSig`]: the fixed-size MinHash signature and its byte format.
+
+use alloc::format;
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::SCHEMA_VERSION;
+use crate::{Error, Result};
+
+/// A MinHash signature with `H` slots: slot `i` is the minimum over the
+/// document's tokens of `lo + i·hi`, where `(lo, hi)` is the token's 128-bit
+/// hash (see [`MinHashFingerprinter`](super::MinHashFingerprinter)).
+///
+/// The layout is fixed (`repr(C)`, `8 + 8·H` bytes, 8-byte aligned, no
+/// implicit padding): a `u16` schema version, six zero bytes, then the
+/// slots. That makes the type [`bytemuck::Pod`], so a slice of signatures
+/// can be viewed as bytes without copying:
+///
+/// ```
+/// use txtfp::MinHashSig;
+/// let sigs = [MinHashSig::<4>::empty(); 3];
+/// let bytes: &[u8] = bytemuck::cast_slice(&sigs);
+/// assert_eq!(bytes.len(), 3 * (8 + 8 * 4));
+/// ```
+///
+/// The persisted byte format is little-endian: [`MinHashSig::to_le_bytes`]
+/// writes it on every host, [`MinHashSig::from_bytes`] reads it on every
+/// host, and [`MinHashSig::as_bytes`] (the in-memory view) equals it on
+/// little-endian hosts.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[repr(C)]
+pub struct MinHashSig<const H: usize> {
+    /// Schema version of this layout, [`SCHEMA_VERSION`] (= 1).
+    pub schema: u16,
+    /// Always zero; makes the padding before `hashes` explicit so that
+    /// every byte of the struct is initialized.
+    pub _pad: [u8; 6],
+    /// The `H` slot minima.
+    pub hashes: [u64; H],
+}
+
+// SAFETY: the all-zero bit pattern is a valid `MinHashSig<H>`: every field is
+// an integer or an array of integers, for which zero is a valid value.
+// (Written by hand: bytemuck implements its traits for `[u64; H]` of every
+// `H` only under its `min_const_generics` feature, which this crate does not
+// enable, and its derives refuse generic structs.)
+unsafe impl<const H: usize> bytemuck::Zeroable for MinHashSig<H> {}
+
+// SAFETY: `Pod` is asserted by hand for the reason given above. The
+// requirements hold for every `H`:
+// - `repr(C)` fixes the field order: `schema` at offset 0 (2 bytes), `_pad`
+//   at 2 (6 bytes), `hashes` at 8 (align 8, 8·H bytes). The struct's size is
+//   8 + 8·H, a multiple of its alignment 8, so there is no padding, neither
+//   between fields nor at the end (checked by `layout_has_no_padding`);
+// - every field is a plain integer or integer array (u16, [u8; 6],
+//   [u64; H]), so every bit pattern is a valid value and there are no
+//   pointers or interior mutability;
+// - the type is `Copy + 'static` and `Zeroable` (above).
+unsafe impl<const H: usize> bytemuck::Pod for MinHashSig<H> {}
+
+/// The byte size of a `MinHashSig<H>`, for messages.
+const fn byte_len(h: usize) -> usize {
+    8 + 8 * h
+}
+
+impl<const H: usize> MinHashSig<H> {
+    /// The signature of no tokens: schema 1, every slot `u64::MAX`.
+    ///
+    /// ```
+    /// let e = txtfp::MinHashSig::<2>::empty();
+    /// assert_eq!(e.hashes, [u64::MAX; 2]);
+    /// assert_eq!(e.schema, 1);
+    /// ```
+    pub const fn empty() -> Self {
+        Self {
+            schema: SCHEMA_VERSION,
+            _pad: [0; 6],
+            hashes: [u64::MAX; H],
+        }
+    }
+
+    /// The number of slots, `H`.
+    pub const fn slot_count(&self) -> usize {
+        H
+    }
+
+    /// The in-memory bytes of the signature (`8 + 8·H` of them): schema,
+    /// six pad bytes, slots, each in the host's byte order. On little-endian
+    /// hosts this is the persisted format; use [`Self::to_le_bytes`] for
+    /// bytes that are little-endian on every host.
+    ///
+    /// ```
+    /// let b = txtfp::MinHashSig::<1>::empty();
+    /// # #[cfg(target_endian = "little")]
+    /// assert_eq!(b.as_bytes(), [1, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255]);
+    /// ```
+    pub fn as_bytes(&self) -> &[u8] {
+        bytemuck::bytes_of(self)
+    }
+
+    /// The persisted format, little-endian on every host: schema (2 bytes
+    /// LE), six zero bytes, each slot as 8 bytes LE.
+    ///
+    /// ```
+    /// let s = txtfp::MinHashSig::<1> { schema: 1, _pad: [0; 6], hashes: [0x0102] };
+    /// assert_eq!(s.to_le_bytes(), [1, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
+    /// ```
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(byte_len(H));
+        out.extend_from_slice(&self.schema.to_le_bytes());
+        out.extend_from_slice(&self._pad);
+        for h in &self.hashes {
+            out.extend_from_slice(&h.to_le_bytes());
+        }
+        out
+    }
+
+    /// Parse the persisted format (see [`Self::to_le_bytes`]).
+    ///
+    /// The input needs no particular alignment: slots are decoded one by one
+    /// as little-endian words (0.3.2 panicked on unaligned input).
+    ///
+    /// # Errors
+    /// - [`Error::InvalidInput`] if `bytes.len() != 8 + 8·H`;
+    /// - [`Error::SchemaMismatch`] if the schema word is not [`SCHEMA_VERSION`];
+    /// - [`Error::InvalidInput`] if a pad byte is not zero (0.3.2 ignored
+    ///   them; a nonzero pad means the bytes are not a signature).
+    ///
+    /// ```
+    /// use txtfp::MinHashSig;
+    /// let sig = MinHashSig::<2> { schema: 1, _pad: [0; 6], hashes: [5, 7] };
+    /// let mut buf = vec![0u8];
+    /// buf.extend(sig.to_le_bytes());
+    /// assert_eq!(MinHashSig::<2>::from_bytes(&buf[1..])?, sig); // unaligned is fine
+    /// let err = MinHashSig::<2>::from_bytes(&buf).unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid input: MinHashSig<2> is 24 bytes, got 25");
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        if bytes.len() != byte_len(H) {
+            return Err(Error::InvalidInput(format!(
+                "MinHashSig<{H}> is {} bytes, got {}",
+                byte_len(H),
+                bytes.len()
+            )));
+        }
+        let (header, body) = bytes.split_at(8);
+        let schema = u16::from_le_bytes([header[0], header[1]]);
+        if schema != SCHEMA_VERSION {
+            return Err(Error::SchemaMismatch {
+                expected: SCHEMA_VERSION,
+                actual: schema,
+            });
+        }
+        let pad = &header[2..8];
+        if pad.iter().any(|&b| b != 0) {
+            return Err(Error::InvalidInput(format!(
+                "MinHashSig<{H}> pad bytes 2..8 must be zero, got {pad:02x?}"
+            )));
+        }
+        let mut sig = Self::empty();
+        for (slot, word) in sig.hashes.iter_mut().zip(body.chunks_exact(8)) {
+            let mut le = [0u8; 8];
+            le.copy_from_slice(word);
+            *slot = u64::from_le_bytes(le);
+        }
+        Ok(sig)
+    }
+}
+
+impl<const H: usize> TryFrom<&[u8]> for MinHashSig<H> {
+    type Error = Error;
+
+    /// Same as [`MinHashSig::from_bytes`].
+    fn try_from(bytes: &[u8]) -> Result<Self> {
+        Self::from_bytes(bytes)
+    }
+}
+
+/// `MinHashSig<H>[` + the first `min(4, H)` slots as 16 lowercase hex
+/// digits, `, `-separated, + `, ..+{H-4} more` when `H > 4`, + `]`.
+///
+/// ```
+/// let s = txtfp::MinHashSig::<6> { schema: 1, _pad: [0; 6], hashes: [1, 2, 3, 4, 5, 6] };
+/// assert_eq!(
+///     s.to_string(),
+///     "MinHashSig<6>[0000000000000001, 0000000000000002, 0000000000000003, 0000000000000004, ..+2 more]"
+/// );
+/// ```
+impl<const H: usize> fmt::Display for MinHashSig<H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MinHashSig<{H}>[")?;
+        for (i, h) in self.hashes.iter().take(4).enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{h:016x}")?;
+        }
+        if H > 4 {
+            write!(f, ", ..+{} more", H - 4)?;
+        }
+        f.write_str("]")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+    use alloc::vec;
+    use proptest::prelude::*;
+
+    #[test]
+    fn layout_has_no_padding() {
+        fn check<const H: usize>() {
+            assert_eq!(core::mem::size_of::<MinHashSig<H>>(), 8 + 8 * H, "H={H}");
+            assert_eq!(core::mem::align_of::<MinHashSig<H>>(), 8, "H={H}");
+            assert_eq!(core::mem::offset_of!(MinHashSig<H>, hashes), 8, "H={H}");
+        }
+        check::<0>();
+        check::<1>();
+        check::<3>();
+        check::<128>();
+        assert_eq!(core::mem::size_of::<MinHashSig<128>>(), 1032);
+    }
+
+    #[test]
+    fn empty_and_slot_count() {
+        let e = MinHashSig::<8>::empty();
+        assert_eq!(e.schema, 1);
+        assert_eq!(e._pad, [0; 6]);
+        assert_eq!(e.hashes, [u64::MAX; 8]);
+        assert_eq!(e.slot_count(), 8);
+        assert_eq!(MinHashSig::<0>::empty().slot_count(), 0);
+    }
+
+    #[test]
+    fn bytes_layout_matches_spec() {
+        // Spec Appendix A: MinHash<8> of `hello`, k=3 shingles, xxh3.
+        let sig = MinHashSig::<8> {
+            schema: 1,
+            _pad: [0; 6],
+            hashes: [
+                0x9c165db7b53c9009,
+                0xbdaaf475f6548783,
+                0xdf3f8b34376c7efd,
+                0x00d421f278847677,
+                0x2268b8b0b99c6df1,
+                0x43fd4f6efab4656b,
+                0x6591e62d3bcc5ce5,
+                0x87267ceb7ce4545f,
+            ],
+        };
+        let le = sig.to_le_bytes();
+        assert_eq!(le.len(), 72);
+        assert_eq!(
+            le[..16],
+            [
+                1, 0, 0, 0, 0, 0, 0, 0, 0x09, 0x90, 0x3c, 0xb5, 0xb7, 0x5d, 0x16, 0x9c
+            ]
+        );
+        assert_eq!(le[64..], [0x5f, 0x54, 0xe4, 0x7c, 0xeb, 0x7c, 0x26, 0x87]);
+        #[cfg(target_endian = "little")]
+        assert_eq!(sig.as_bytes(), &le[..]);
+        assert_eq!(MinHashSig::<8>::from_bytes(&le).unwrap(), sig);
+        assert_eq!(
+            sig.to_string(),
+            "MinHashSig<8>[9c165db7b53c9009, bdaaf475f6548783, df3f8b34376c7efd, \
+             00d421f278847677, ..+4 more]"
+        );
+    }
+
+    #[test]
+    fn display_small_widths() {
+        assert_eq!(MinHashSig::<0>::empty().to_string(), "MinHashSig<0>[]");
+        let s = MinHashSig::<1> {
+            schema: 1,
+            _pad: [0; 6],
+            hashes: [0xab],
+        };
+        assert_eq!(s.to_string(), "MinHashSig<1>[00000000000000ab]");
+        let s = MinHashSig::<4>::empty();
+        assert_eq!(
+            s.to_string(),
+            "MinHashSig<4>[ffffffffffffffff, ffffffffffffffff, ffffffffffffffff, ffffffffffffffff]"
+        );
+        let s = MinHashSig::<5>::empty();
+        assert!(s.to_string().ends_with("ffffffffffffffff, ..+1 more]"));
+    }
+
+    #[test]
+    fn from_bytes_rejects_wrong_length() {
+        for len in [0usize, 8, 23, 25, 1032] {
+            let err = MinHashSig::<2>::from_bytes(&vec![0u8; len]).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("invalid input: MinHashSig<2> is 24 bytes, got {len}")
+            );
+        }
+        let err = MinHashSig::<128>::try_from(&[1u8, 0][..]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid input: MinHashSig<128> is 1032 bytes, got 2"
+        );
+    }
+
+    #[test]
+    fn from_bytes_rejects_other_schema() {
+        let mut b = MinHashSig::<2>::empty().to_le_bytes();
+        b[0] = 2;
+        match MinHashSig::<2>::from_bytes(&b) {
+            Err(Error::SchemaMismatch {
+                expected: 1,
+                actual: 2,
+            }) => {}
+            other => panic!("expected SchemaMismatch, got {other:?}"),
+        }
+        // The schema word is little-endian: 0x0100 is 256, not 1.
+        b[0] = 0;
+        b[1] = 1;
+        let err = MinHashSig::<2>::from_bytes(&b).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "schema version mismatch: expected 1, got 256"
+        );
+    }
+
+    #[test]
+    fn from_bytes_rejects_nonzero_pad() {
+        for i in 2..8 {
+            let mut b = MinHashSig::<3>::empty().to_le_bytes();
+            b[i] = 0x5a;
+            let err = MinHashSig::<3>::from_bytes(&b).unwrap_err();
+            let mut want = [0u8; 6];
+            want[i - 2] = 0x5a;
+            assert!(matches!(err, Error::InvalidInput(_)), "{err:?}");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "invalid input: MinHashSig<3> pad bytes 2..8 must be zero, got {want:02x?}"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn from_bytes_accepts_every_alignment() {
+        let sig = MinHashSig::<5> {
+            schema: 1,
+            _pad: [0; 6],
+            hashes: [1, u64::MAX, 0x0123_4567_89ab_cdef, 0, 42],
+        };
+        let le = sig.to_le_bytes();
+        for shift in 0..8 {
+            let mut buf = vec![0xeeu8; shift];
+            buf.extend_from_slice(&le);
+            buf.push(0xee);
+            let slice = &buf[shift..shift + le.len()];
+            assert_eq!(
+                MinHashSig::<5>::from_bytes(slice).unwrap(),
+                sig,
+                "shift {shift}"
+            );
+            assert_eq!(
+                MinHashSig::<5>::try_from(slice).unwrap(),
+                sig,
+                "shift {shift}"
+            );
+        }
+    }
+
+    #[test]
+    fn pod_cast_slice_round_trips() {
+        let sigs = [
+            MinHashSig::<3>::empty(),
+            MinHashSig::<3> {
+                schema: 1,
+                _pad: [0; 6],
+                hashes: [1, 2, 3],
+            },
+        ];
+        let bytes: &[u8] = bytemuck::cast_slice(&sigs);
+        assert_eq!(bytes.len(), 64);
+        let back: &[MinHashSig<3>] = bytemuck::cast_slice(bytes);
+        assert_eq!(back, &sigs[..]);
+        let z: MinHashSig<3> = bytemuck::Zeroable::zeroed();
+        assert_eq!(z.hashes, [0; 3]);
+    }
+
+    proptest! {
+        #[test]
+        fn bytes_round_trip(hashes in proptest::array::uniform16(any::<u64>())) {
+            let sig = MinHashSig::<16> { schema: 1, _pad: [0; 6], hashes };
+            let le = sig.to_le_bytes();
+            prop_assert_eq!(MinHashSig::<16>::from_bytes(&le).unwrap(), sig);
+            #[cfg(target_endian = "little")]
+            prop_assert_eq!(MinHashSig::<16>::from_bytes(sig.as_bytes()).unwrap(), sig);
+        }
+
+        #[test]
+        fn from_bytes_never_panics(
+            bytes in prop_oneof![
+                proptest::collection::vec(any::<u8>(), 0..80),
+                // Right length, header mostly valid: reaches every check.
+                (proptest::collection::vec(any::<u8>(), 40), 0u8..4, 0u8..3).prop_map(
+                    |(mut b, schema, pad)| {
+                        b[0] = schema;
+                        b[1] = 0;
+                        b[2..8].fill(0);
+                        b[2 + usize::from(pad)] = pad / 2;
+                        b
+                    }
+                ),
+            ]
+        ) {
+            // Any outcome is fine as long as it is a value, not a panic; a
+            // success must re-encode to the same bytes.
+            if let Ok(sig) = MinHashSig::<4>::from_bytes(&bytes) {
+                prop_assert_eq!(&sig.to_le_bytes(), &bytes);
+            }
+            if bytes.len() > 1 {
+                let _ = MinHashSig::<4>::from_bytes(&bytes[1..]);
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! Stage 4: banded locality-sensitive hashing over [`MinHashSig`]s.
+//!
+//! A signature of `H = bands × rows` slots is cut into `bands` runs of `rows`
+//! consecutive slots. Two documents with Jaccard similarity `s` agree on a
+//! whole band with probability `s^rows`, so they share at least one band
+//! bucket with probability `1 − (1 − s^rows)^bands`: an S-curve that is steep
+//! around the threshold [`LshIndexBuilder::for_threshold`] tunes it to. A query
+//! only looks at the documents it shares a bucket with.
+//!
+//! ```
+//! use txtfp::{LshIndex, LshIndexBuilder, MinHashSig};
+//! let mut idx: LshIndex<8> = LshIndexBuilder::new(4, 2).try_build()?;
+//! let mut a = MinHashSig::<8>::empty();
+//! a.hashes = [1, 2, 3, 4, 5, 6, 7, 8];
+//! let mut b = a;
+//! b.hashes[7] = 99; // differs from `a` in the last band only
+//! idx.insert(10, a);
+//! idx.insert(20, b);
+//! assert_eq!(idx.query(&a), [10, 20]);
+//! assert_eq!(idx.query_with_threshold(&a, 0.9), [10]); // jaccard(a, b) = 7/8
+//! # Ok::<(), txtfp::Error>(())
+//! ```
+//!
+//! # Band keys (frozen)
+//!
+//! The key of band `j` is the unseeded XXH3-64 of the little-endian bytes of
+//! slots `j·rows .. (j+1)·rows`, as in txtfp 0.3.2. The band number is not
+//! mixed in: every band has its own table.
+//!
+//! # Layout
+//!
+//! - signatures live in a slab (`Vec<MinHashSig<H>>`); a map takes an id to
+//!   its slot, a parallel `Vec<u64>` takes a slot back to its id, and slots
+//!   freed by [`LshIndex::remove`] are reused by later inserts;
+//! - each band owns one table from band key to the *slots* of its members
+//!   (4 bytes each, stored inline when a bucket has a single member).
+//!
+//! Growing the index therefore never moves signatures between hash-map
+//! buckets, and a thresholded query reads candidates straight from the slab.
+//! An index holds at most 2³¹ − 1 signatures at once.
+//!
+//! [`MinHashSig`]: crate::MinHashSig
+
+mod builder;
+mod index;
+#[cfg(feature = "parallel")]
+mod parallel;
+mod table;
+#[cfg(test)]
+mod tests;
+
+pub use builder::{LshIndexBuilder, MAX_AUTO_TUNE_H};
+pub use index::LshIndex;
+
+/// Key of each band of `hashes` cut into runs of `rows` slots, in band order.
+///
+/// `rows` must be non-zero and divide `hashes.len()`; the index guarantees
+/// both, which is why exactly `bands` keys come out.
+pub(crate) fn band_keys(hashes: &[u64], rows: usize) -> impl Iterator<Item = u64> + '_ {
+    hashes.chunks_exact(rows).map(band_key)
+}
+
+/// XXH3-64 of the concatenated little-endian bytes of `slots`.
+fn band_key(slots: &[u64]) -> u64 {
+    #[cfg(target_endian = "little")]
+    {
+        // In memory the slots already are their little-endian bytes.
+        crate::classical::xxh3_64(bytemuck::cast_slice(slots))
+    }
+    #[cfg(not(target_endian = "little"))]
+    {
+        let bytes: alloc::vec::Vec<u8> = slots.iter().flat_map(|s| s.to_le_bytes()).collect();
+        crate::classical::xxh3_64(&bytes)
+    }
+}

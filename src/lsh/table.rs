@@ -1,0 +1,175 @@
+//! One band's hash table: band key → set of signature slots.
+//!
+//! Almost every bucket of a real corpus holds a single document, so the map
+//! value is one `u32`: either the slot itself or, with [`SPILL`] set, the index
+//! of a side vector that holds the members of a shared bucket. That keeps a
+//! map entry at 16 bytes (key + value + padding) instead of the 32+ bytes of a
+//! per-bucket small vector.
+
+use alloc::vec::Vec;
+use core::slice;
+
+use hashbrown::HashMap;
+use hashbrown::hash_map::Entry;
+
+/// Marks a map value as an index into [`BandTable::spill`]. Slots are kept
+/// below it (see [`MAX_SLOTS`]).
+const SPILL: u32 = 1 << 31;
+
+/// Most signatures an index can hold at once: slot numbers must leave the
+/// [`SPILL`] bit free.
+#[cfg(not(test))]
+pub(crate) const MAX_SLOTS: usize = (SPILL - 1) as usize;
+/// Small enough for unit tests to reach the full-index paths.
+#[cfg(test)]
+pub(crate) const MAX_SLOTS: usize = 1 << 16;
+
+/// Buckets of one band. Membership is a set: a slot appears at most once per
+/// bucket (the index guarantees it never links a slot twice).
+///
+/// The map uses hashbrown's default, randomly seeded hasher even though band
+/// keys are already XXH3 digests: band keys are a deterministic function of
+/// caller-supplied text, so an identity hasher would let crafted documents pile
+/// into one probe sequence.
+#[derive(Clone, Default)]
+pub(crate) struct BandTable {
+    heads: HashMap<u64, u32>,
+    spill: Vec<Vec<u32>>,
+    /// Indices of emptied `spill` vectors, reused before growing `spill`.
+    spill_free: Vec<u32>,
+}
+
+impl BandTable {
+    /// Adds `slot` to the bucket of `key`. The caller guarantees the slot is
+    /// not already in that bucket.
+    pub(crate) fn insert(&mut self, key: u64, slot: u32) {
+        debug_assert!(slot < SPILL);
+        match self.heads.entry(key) {
+            Entry::Vacant(v) => {
+                v.insert(slot);
+            }
+            Entry::Occupied(mut o) => {
+                let head = *o.get();
+                if head & SPILL != 0 {
+                    self.spill[(head & !SPILL) as usize].push(slot);
+                } else {
+                    let pair = alloc::vec![head, slot];
+                    let index = match self.spill_free.pop() {
+                        Some(i) => {
+                            self.spill[i as usize] = pair;
+                            i
+                        }
+                        None => {
+                            // At most one spill vector per bucket and at most
+                            // one bucket per slot, so this stays below SPILL.
+                            self.spill.push(pair);
+                            (self.spill.len() - 1) as u32
+                        }
+                    };
+                    *o.get_mut() = index | SPILL;
+                }
+            }
+        }
+    }
+
+    /// Removes `slot` from the bucket of `key`, dropping the bucket when it
+    /// empties. Returns whether the slot was there.
+    pub(crate) fn remove(&mut self, key: u64, slot: u32) -> bool {
+        let Some(head) = self.heads.get_mut(&key) else {
+            return false;
+        };
+        if *head & SPILL == 0 {
+            if *head != slot {
+                return false;
+            }
+            self.heads.remove(&key);
+            return true;
+        }
+        let index = (*head & !SPILL) as usize;
+        let members = &mut self.spill[index];
+        let Some(pos) = members.iter().position(|&s| s == slot) else {
+            return false;
+        };
+        members.swap_remove(pos);
+        if let [last] = members[..] {
+            // Back to the inline form; free the vector's memory, keep its index.
+            *head = last;
+            self.spill[index] = Vec::new();
+            self.spill_free.push(index as u32);
+        }
+        true
+    }
+
+    /// Members of the bucket of `key` (empty if none), in no particular order.
+    pub(crate) fn get(&self, key: u64) -> &[u32] {
+        match self.heads.get(&key) {
+            None => &[],
+            Some(head) if *head & SPILL == 0 => slice::from_ref(head),
+            Some(head) => &self.spill[(*head & !SPILL) as usize],
+        }
+    }
+
+    /// Number of non-empty buckets.
+    pub(crate) fn buckets(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Total bucket entries (test invariant checks).
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> usize {
+        self.heads
+            .values()
+            .map(|&h| {
+                if h & SPILL == 0 {
+                    1
+                } else {
+                    self.spill[(h & !SPILL) as usize].len()
+                }
+            })
+            .sum()
+    }
+
+    /// Makes room for `additional` new buckets.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.heads.reserve(additional);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(t: &BandTable, key: u64) -> Vec<u32> {
+        let mut v = t.get(key).to_vec();
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn inline_spill_and_back() {
+        let mut t = BandTable::default();
+        assert!(t.get(7).is_empty());
+        t.insert(7, 1);
+        assert_eq!(t.get(7), &[1]);
+        t.insert(7, 2);
+        t.insert(7, 3);
+        assert_eq!(sorted(&t, 7), [1, 2, 3]);
+        assert!(!t.remove(7, 9));
+        assert!(!t.remove(8, 1));
+        assert!(t.remove(7, 1));
+        assert_eq!(sorted(&t, 7), [2, 3]);
+        assert!(t.remove(7, 3));
+        assert_eq!(t.get(7), &[2]);
+        assert_eq!(t.spill_free.len(), 1);
+        // The freed spill vector is reused by the next shared bucket.
+        t.insert(9, 4);
+        t.insert(9, 5);
+        assert_eq!(t.spill.len(), 1);
+        assert!(t.spill_free.is_empty());
+        assert!(!t.remove(7, 3));
+        assert!(t.remove(7, 2));
+        assert!(t.get(7).is_empty());
+        assert_eq!(t.buckets(), 1);
+    }
+}

@@ -1,0 +1,202 @@
+//! Where a stream may be cut so that each piece can be canonicalized and
+//! tokenized on its own.
+//!
+//! A *split point* is a byte position `j` of the raw stream with
+//!
+//! 1. `raw[j-1]` ASCII whitespace and `raw[j]` printable non-space ASCII, a
+//!    pair the canonicalizer accepts ([`split_safe`]); then
+//!    `canon(x ++ y) == canon(x) ++ canon(y)` for the text before and after;
+//! 2. the canonical form of `raw[j-1]` is itself and that of `raw[j]` is one
+//!    printable non-space ASCII byte, and `raw[j+1]` is ASCII (or `j` is the
+//!    last byte of the stream). ASCII characters are normalization
+//!    boundaries and fold on their own, so then `canon(y)` starts with that
+//!    canonical byte and `canon(x)` ends with the whitespace: exactly the
+//!    situation in which a [`StreamPlan::Splittable`] tokenizer gives
+//!    `tokens(X ++ Y) == tokens(X) ++ tokens(Y)`.
+//!
+//! Condition 2 is checked rather than assumed: the tokenizer's promise is
+//! about its own (canonical) input, and a combining mark after `raw[j]` could
+//! compose it into a non-ASCII letter (`A` + U+030A → `å`). Both conditions
+//! depend on bytes only, so a stream's split points do not depend on how it
+//! is chunked.
+//!
+//! [`StreamPlan::Splittable`]: crate::tokenize::StreamPlan::Splittable
+
+use alloc::string::String;
+
+use crate::canonical::{Canonicalizer, split_safe};
+
+/// Split-point test for one canonicalizer configuration.
+pub(crate) struct SplitRules {
+    /// Bit `n` of `pairs[p]`: a split may fall between ASCII bytes `p` and `n`
+    /// (conditions 1 and 2 above, without the look at `raw[j+1]`).
+    pairs: [u128; 128],
+}
+
+impl SplitRules {
+    /// Rules for `canon`, or `None` when that configuration never allows a
+    /// split (the stream is then buffered whole).
+    pub(crate) fn new(canon: &Canonicalizer) -> Option<Self> {
+        if !canon.supports_split() {
+            return None;
+        }
+        let mut image = [None::<u8>; 128];
+        let mut buf = String::new();
+        for (b, slot) in (0u8..).zip(image.iter_mut()) {
+            let mut one = [0u8; 4];
+            canon.canonicalize_into(char::from(b).encode_utf8(&mut one), &mut buf);
+            if let [c] = buf.as_bytes() {
+                *slot = Some(*c);
+            }
+        }
+        let mut pairs = [0u128; 128];
+        for (p, bits) in (0u8..).zip(pairs.iter_mut()) {
+            if !p.is_ascii_whitespace() || image[usize::from(p)] != Some(p) {
+                continue;
+            }
+            for n in 0x21u8..0x7F {
+                let lands_printable = image[usize::from(n)].is_some_and(|c| (0x21..0x7F).contains(&c));
+                if lands_printable && split_safe(p, n) {
+                    *bits |= 1u128 << n;
+                }
+            }
+        }
+        pairs.iter().any(|&b| b != 0).then_some(SplitRules { pairs })
+    }
+
+    /// Whether a split between `prev` and `next` is possible, whatever
+    /// follows `next`.
+    #[inline]
+    pub(crate) fn pair(&self, prev: u8, next: u8) -> bool {
+        match self.pairs.get(usize::from(prev)) {
+            Some(bits) => next < 0x80 && bits >> next & 1 == 1,
+            None => false,
+        }
+    }
+
+    /// Whether `prev` can start a split pair at all (the scan's quick filter).
+    #[inline]
+    fn opens(&self, prev: u8) -> bool {
+        self.pairs.get(usize::from(prev)).is_some_and(|&b| b != 0)
+    }
+
+    /// The split points `j` with `from <= j` and `j + 1 < text.len()`, in
+    /// increasing order. (A pair ending at the last byte is undecided until
+    /// the next byte arrives; see [`SplitRules::pair`].)
+    pub(crate) fn splits<'r, 'a>(&'r self, text: Joined<'a>, from: usize) -> Splits<'r, 'a> {
+        Splits {
+            rules: self,
+            text,
+            // `prev` is the byte before the candidate split.
+            prev: from.max(1) - 1,
+        }
+    }
+}
+
+/// Two byte slices read as one: the retained text and the new chunk.
+#[derive(Clone, Copy)]
+pub(crate) struct Joined<'a> {
+    pub(crate) a: &'a [u8],
+    pub(crate) b: &'a [u8],
+}
+
+impl Joined<'_> {
+    pub(crate) fn len(&self) -> usize {
+        self.a.len() + self.b.len()
+    }
+
+    /// The byte at `i`, `0xFF` (never part of a split) past the end.
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> u8 {
+        match self.a.get(i) {
+            Some(&b) => b,
+            None => self.b.get(i - self.a.len()).copied().unwrap_or(0xFF),
+        }
+    }
+}
+
+/// Iterator returned by [`SplitRules::splits`].
+pub(crate) struct Splits<'r, 'a> {
+    rules: &'r SplitRules,
+    text: Joined<'a>,
+    prev: usize,
+}
+
+impl Iterator for Splits<'_, '_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        let len = self.text.len();
+        while self.prev + 2 < len {
+            let i = self.prev;
+            self.prev += 1;
+            let p = self.text.get(i);
+            if self.rules.opens(p)
+                && self.rules.pair(p, self.text.get(i + 1))
+                && self.text.get(i + 2) < 0x80
+            {
+                return Some(i + 1);
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::canonical::{CanonicalizerBuilder, Normalization};
+    use alloc::vec::Vec;
+
+    fn splits(rules: &SplitRules, a: &str, b: &str, from: usize) -> Vec<usize> {
+        let text = Joined {
+            a: a.as_bytes(),
+            b: b.as_bytes(),
+        };
+        rules.splits(text, from).collect()
+    }
+
+    #[test]
+    fn default_config_splits_before_ascii_words() {
+        let rules = SplitRules::new(&Canonicalizer::default()).expect("default splits");
+        // "ab cd\tEf\n.x  y": splits before c (3), E (6), '.' (9), y (13).
+        assert_eq!(splits(&rules, "ab cd\tEf\n.x  y", "", 0), [3, 6, 9]);
+        // y is the last byte: undecided until the next byte arrives.
+        assert!(rules.pair(b' ', b'y'));
+        assert_eq!(splits(&rules, "ab cd\tEf\n.x  y", "z", 0), [3, 6, 9, 13]);
+        // The same text cut anywhere gives the same points.
+        let whole = "ab cd\tEf\n.x  yz";
+        for cut in 0..=whole.len() {
+            let (a, b) = whole.split_at(cut);
+            assert_eq!(splits(&rules, a, b, 0), [3, 6, 9, 13], "cut {cut}");
+        }
+        assert_eq!(splits(&rules, whole, "", 7), [9, 13]);
+    }
+
+    #[test]
+    fn no_split_where_composition_or_whitespace_could_reach_across() {
+        let rules = SplitRules::new(&Canonicalizer::default()).expect("default splits");
+        // A + combining ring composes into a non-ASCII letter.
+        assert!(splits(&rules, "x A\u{30A}b", "", 0).is_empty());
+        // Whitespace after whitespace (CR LF stays one grapheme).
+        assert!(splits(&rules, "x\r\ny", "", 0).is_empty());
+        assert_eq!(splits(&rules, "x\r\nyz", "", 0), [3]);
+        // Non-ASCII after the space.
+        assert!(splits(&rules, "x \u{E9}t\u{E9}", "", 0).is_empty());
+        // Control characters and DEL are not split targets.
+        assert!(splits(&rules, "x \u{1}ab \u{7F}ab", "", 0).is_empty());
+        // Past the end reads as 0xFF.
+        let t = Joined { a: b"a", b: b"b" };
+        assert_eq!((t.get(0), t.get(1), t.get(2)), (b'a', b'b', 0xFF));
+    }
+
+    #[test]
+    fn case_folding_keeps_letters_splittable() {
+        let cfg = CanonicalizerBuilder {
+            normalization: Normalization::None,
+            ..CanonicalizerBuilder::default()
+        };
+        let rules = SplitRules::new(&Canonicalizer::new(cfg)).expect("splits");
+        assert_eq!(splits(&rules, "x YZ", "", 0), [2]);
+    }
+}
