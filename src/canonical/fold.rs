@@ -64,7 +64,12 @@ mod tests {
         for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
             if !may_fold(c) {
                 let folded = caseless::default_case_fold_str(c.encode_utf8(&mut [0; 4]));
-                assert_eq!(folded, c.to_string(), "U+{:04X} folds but is skipped", c as u32);
+                assert_eq!(
+                    folded,
+                    c.to_string(),
+                    "U+{:04X} folds but is skipped",
+                    c as u32
+                );
             }
         }
     }
@@ -77,7 +82,12 @@ mod tests {
             let changed = push_folded(&mut out, c);
             let want = caseless::default_case_fold_str(c.encode_utf8(&mut [0; 4]));
             assert_eq!(out, want, "U+{:04X}", c as u32);
-            assert_eq!(changed, want != c.to_string(), "U+{:04X} change flag", c as u32);
+            assert_eq!(
+                changed,
+                want != c.to_string(),
+                "U+{:04X} change flag",
+                c as u32
+            );
         }
     }
 

@@ -40,7 +40,7 @@ use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick, is
 
 use super::fold::push_folded;
 use super::strip::StripSet;
-use super::{CaseFold, CanonicalizerBuilder, Normalization};
+use super::{CanonicalizerBuilder, CaseFold, Normalization};
 
 /// The part of a configuration that the pass needs, flattened.
 #[derive(Clone, Copy, Debug)]

@@ -84,15 +84,30 @@ mod tests {
             assert_eq!(is_format(c), fmt(u), "fmt {u:04X}");
             for (b, f) in [(false, false), (true, false), (false, true), (true, true)] {
                 let set = StripSet { bidi: b, format: f };
-                assert_eq!(set.contains(c), (b && bidi(u)) || (f && fmt(u)), "{u:04X} {b} {f}");
+                assert_eq!(
+                    set.contains(c),
+                    (b && bidi(u)) || (f && fmt(u)),
+                    "{u:04X} {b} {f}"
+                );
             }
         }
     }
 
     #[test]
     fn documented_survivors_are_kept() {
-        let all = StripSet { bidi: true, format: true };
-        for c in ['\u{AD}', '\u{34F}', '\u{600}', '\u{2065}', '\u{FFF9}', '\u{1D173}', '\u{115F}'] {
+        let all = StripSet {
+            bidi: true,
+            format: true,
+        };
+        for c in [
+            '\u{AD}',
+            '\u{34F}',
+            '\u{600}',
+            '\u{2065}',
+            '\u{FFF9}',
+            '\u{1D173}',
+            '\u{115F}',
+        ] {
             assert!(!all.contains(c), "{:04X} must survive", c as u32);
         }
     }

@@ -13,26 +13,75 @@ fn cfg(
     strip_format: bool,
     apply_confusable: bool,
 ) -> Canonicalizer {
-    CanonicalizerBuilder { normalization, case_fold, strip_bidi, strip_format, apply_confusable }
-        .build()
+    CanonicalizerBuilder {
+        normalization,
+        case_fold,
+        strip_bidi,
+        strip_format,
+        apply_confusable,
+    }
+    .build()
 }
 
 use CaseFold::{None as NoFold, Simple};
 use Normalization::{Nfc, Nfkc, None as NoNorm};
 
-/// Every section of the vectors file: (config, expected config_string, rows).
-fn sections() -> Vec<(Canonicalizer, &'static str, &'static [(&'static str, &'static str)])> {
+/// One section of the vectors file: config, expected config_string, rows.
+type Section = (
+    Canonicalizer,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// Every section of the vectors file.
+fn sections() -> Vec<Section> {
     alloc::vec![
         (Canonicalizer::default(), "nfkc-cf-simple-bidi-fmt", DEFAULT),
-        (cfg(Nfc, Simple, true, true, false), "nfc-cf-simple-bidi-fmt", NFC),
-        (cfg(NoNorm, Simple, true, true, false), "none-cf-simple-bidi-fmt", NONE),
-        (cfg(Nfkc, NoFold, true, true, false), "nfkc-cf-none-bidi-fmt", NFKC_NOCF),
-        (cfg(Nfkc, Simple, false, true, false), "nfkc-cf-simple-fmt", NOBIDI),
-        (cfg(Nfkc, Simple, true, false, false), "nfkc-cf-simple-bidi", NOFMT),
-        (cfg(Nfkc, Simple, false, false, false), "nfkc-cf-simple", NOTHING),
-        (cfg(Nfkc, Simple, true, true, true), "nfkc-cf-simple-bidi-fmt-conf", CONF),
-        (cfg(NoNorm, NoFold, false, false, false), "none-cf-none", ALLNONE),
-        (cfg(NoNorm, NoFold, false, false, true), "none-cf-none-conf", ALLNONE_CONF),
+        (
+            cfg(Nfc, Simple, true, true, false),
+            "nfc-cf-simple-bidi-fmt",
+            NFC
+        ),
+        (
+            cfg(NoNorm, Simple, true, true, false),
+            "none-cf-simple-bidi-fmt",
+            NONE
+        ),
+        (
+            cfg(Nfkc, NoFold, true, true, false),
+            "nfkc-cf-none-bidi-fmt",
+            NFKC_NOCF
+        ),
+        (
+            cfg(Nfkc, Simple, false, true, false),
+            "nfkc-cf-simple-fmt",
+            NOBIDI
+        ),
+        (
+            cfg(Nfkc, Simple, true, false, false),
+            "nfkc-cf-simple-bidi",
+            NOFMT
+        ),
+        (
+            cfg(Nfkc, Simple, false, false, false),
+            "nfkc-cf-simple",
+            NOTHING
+        ),
+        (
+            cfg(Nfkc, Simple, true, true, true),
+            "nfkc-cf-simple-bidi-fmt-conf",
+            CONF
+        ),
+        (
+            cfg(NoNorm, NoFold, false, false, false),
+            "none-cf-none",
+            ALLNONE
+        ),
+        (
+            cfg(NoNorm, NoFold, false, false, true),
+            "none-cf-none-conf",
+            ALLNONE_CONF
+        ),
     ]
 }
 
@@ -43,12 +92,19 @@ fn vectors_file_every_configuration() {
         assert_eq!(canon.config_string(), config_string);
         if canon.config().apply_confusable && !cfg!(feature = "security") {
             // Without the skeleton the flag must be refused, not ignored.
-            assert!(matches!(canon.check(), Err(Error::FeatureDisabled("security"))));
+            assert!(matches!(
+                canon.check(),
+                Err(Error::FeatureDisabled("security"))
+            ));
             continue;
         }
         let mut buf = String::from("stale");
         for &(input, want) in rows {
-            assert_eq!(canon.canonicalize(input), want, "{config_string}: {input:?}");
+            assert_eq!(
+                canon.canonicalize(input),
+                want,
+                "{config_string}: {input:?}"
+            );
             canon.canonicalize_into(input, &mut buf);
             assert_eq!(buf, want, "{config_string} (into): {input:?}");
             checked += 1;
@@ -102,13 +158,25 @@ fn spec_2_8_table() {
 #[test]
 fn config_strings_of_spec_2_7() {
     let rows = [
-        (cfg(Nfkc, Simple, true, true, false), "nfkc-cf-simple-bidi-fmt"),
-        (cfg(Nfc, Simple, true, true, false), "nfc-cf-simple-bidi-fmt"),
-        (cfg(Nfkc, NoFold, true, true, false), "nfkc-cf-none-bidi-fmt"),
+        (
+            cfg(Nfkc, Simple, true, true, false),
+            "nfkc-cf-simple-bidi-fmt",
+        ),
+        (
+            cfg(Nfc, Simple, true, true, false),
+            "nfc-cf-simple-bidi-fmt",
+        ),
+        (
+            cfg(Nfkc, NoFold, true, true, false),
+            "nfkc-cf-none-bidi-fmt",
+        ),
         (cfg(Nfkc, Simple, false, true, false), "nfkc-cf-simple-fmt"),
         (cfg(Nfkc, Simple, true, false, false), "nfkc-cf-simple-bidi"),
         (cfg(Nfkc, Simple, false, false, false), "nfkc-cf-simple"),
-        (cfg(Nfkc, Simple, true, true, true), "nfkc-cf-simple-bidi-fmt-conf"),
+        (
+            cfg(Nfkc, Simple, true, true, true),
+            "nfkc-cf-simple-bidi-fmt-conf",
+        ),
         (cfg(NoNorm, NoFold, false, false, false), "none-cf-none"),
     ];
     for (c, want) in rows {
@@ -135,7 +203,10 @@ fn defaults_and_accessors() {
 /// W7: the skeleton is never silently dropped by a fallible entry point.
 #[test]
 fn confusable_flag_is_refused_without_security() {
-    let b = CanonicalizerBuilder { apply_confusable: true, ..Default::default() };
+    let b = CanonicalizerBuilder {
+        apply_confusable: true,
+        ..Default::default()
+    };
     let c = b.clone().build();
     assert_eq!(c.config_string(), "nfkc-cf-simple-bidi-fmt-conf");
     if cfg!(feature = "security") {
@@ -145,9 +216,18 @@ fn confusable_flag_is_refused_without_security() {
     } else {
         let e = c.check().unwrap_err();
         assert!(matches!(e, Error::FeatureDisabled("security")));
-        assert_eq!(e.to_string(), "feature `security` not enabled at compile time");
-        assert!(matches!(b.try_build(), Err(Error::FeatureDisabled("security"))));
-        assert!(matches!(c.try_canonicalize("x"), Err(Error::FeatureDisabled("security"))));
+        assert_eq!(
+            e.to_string(),
+            "feature `security` not enabled at compile time"
+        );
+        assert!(matches!(
+            b.try_build(),
+            Err(Error::FeatureDisabled("security"))
+        ));
+        assert!(matches!(
+            c.try_canonicalize("x"),
+            Err(Error::FeatureDisabled("security"))
+        ));
         // The infallible path keeps 0.3.2's output (no skeleton).
         assert_eq!(c.canonicalize("раураl"), canonicalize("раураl"));
     }
@@ -173,7 +253,11 @@ fn split_safe_rule() {
     for prev in 0..=255u8 {
         for next in 0..=255u8 {
             let ws = |b: u8| b" \t\n\r\x0b\x0c".contains(&b);
-            assert_eq!(split_safe(prev, next), ws(prev) && next < 0x80 && !ws(next), "{prev} {next}");
+            assert_eq!(
+                split_safe(prev, next),
+                ws(prev) && next < 0x80 && !ws(next),
+                "{prev} {next}"
+            );
         }
     }
     assert!(Canonicalizer::default().supports_split());
@@ -189,9 +273,10 @@ fn golden_edge_records() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared");
     let golden = std::format!("{root}/golden/golden-edge.jsonl");
     let corpus = std::format!("{root}/corpus/edge-cases.jsonl");
-    let (Ok(golden), Ok(corpus)) =
-        (std::fs::read_to_string(&golden), std::fs::read_to_string(&corpus))
-    else {
+    let (Ok(golden), Ok(corpus)) = (
+        std::fs::read_to_string(&golden),
+        std::fs::read_to_string(&corpus),
+    ) else {
         std::eprintln!("SKIPPED golden_edge_records: {golden} or {corpus} not found");
         return;
     };
@@ -200,17 +285,28 @@ fn golden_edge_records() {
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let v: Value = serde_json::from_str(l).expect("corpus line parses");
-            (v["id"].as_str().unwrap().to_string(), v["text"].as_str().unwrap().to_string())
+            (
+                v["id"].as_str().unwrap().to_string(),
+                v["text"].as_str().unwrap().to_string(),
+            )
         })
         .collect();
     let plain = Canonicalizer::default();
-    let secure = CanonicalizerBuilder { apply_confusable: true, ..Default::default() }.build();
+    let secure = CanonicalizerBuilder {
+        apply_confusable: true,
+        ..Default::default()
+    }
+    .build();
     let mut records = 0;
     for line in golden.lines().filter(|l| !l.trim().is_empty()) {
         let rec: Value = serde_json::from_str(line).expect("golden line parses");
         let id = rec["id"].as_str().unwrap();
         let text = &texts[id];
-        assert_eq!(plain.canonicalize(text), rec["canonical"].as_str().unwrap(), "{id}");
+        assert_eq!(
+            plain.canonicalize(text),
+            rec["canonical"].as_str().unwrap(),
+            "{id}"
+        );
         if cfg!(feature = "security") {
             let want = rec["canonical_security"].as_str().unwrap();
             assert_eq!(secure.canonicalize(text), want, "{id} (security)");
@@ -231,7 +327,10 @@ const DEFAULT: &[(&str, &str)] = &[
     ("\u{1E9E}", "ss"),
     ("\u{130}", "i\u{307}"),
     ("\u{130}\u{329}", "i\u{329}\u{307}"),
-    ("\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}", "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}"),
+    (
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+        "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}",
+    ),
     ("\u{3C2}", "\u{3C3}"),
     ("soft\u{AD}hyphen", "soft\u{AD}hyphen"),
     ("cgj\u{34F}x", "cgj\u{34F}x"),
@@ -284,27 +383,45 @@ const DEFAULT: &[(&str, &str)] = &[
 /// `== nfc config_string=nfc-cf-simple-bidi-fmt ==`
 const NFC: &[(&str, &str)] = &[
     ("Hello\u{200B}W\u{200E}o\u{202E}rld", "helloworld"),
-    ("\u{FF21}\u{FF22}\u{FF23} \u{FB01}", "\u{FF41}\u{FF42}\u{FF43} fi"),
+    (
+        "\u{FF21}\u{FF22}\u{FF23} \u{FB01}",
+        "\u{FF41}\u{FF42}\u{FF43} fi",
+    ),
     ("Stra\u{DF}e", "strasse"),
     ("\u{130}", "i\u{307}"),
-    ("paypal \u{440}\u{430}\u{443}\u{440}\u{430}l", "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l"),
+    (
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+    ),
     ("m 0 1 I l O", "m 0 1 i l o"),
     ("caf\u{E9}", "caf\u{E9}"),
     ("\u{AD}x", "\u{AD}x"),
-    ("\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}", "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}"),
+    (
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+        "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}",
+    ),
 ];
 
 /// `== none config_string=none-cf-simple-bidi-fmt ==`
 const NONE: &[(&str, &str)] = &[
     ("Hello\u{200B}W\u{200E}o\u{202E}rld", "helloworld"),
-    ("\u{FF21}\u{FF22}\u{FF23} \u{FB01}", "\u{FF41}\u{FF42}\u{FF43} fi"),
+    (
+        "\u{FF21}\u{FF22}\u{FF23} \u{FB01}",
+        "\u{FF41}\u{FF42}\u{FF43} fi",
+    ),
     ("Stra\u{DF}e", "strasse"),
     ("\u{130}", "i\u{307}"),
-    ("paypal \u{440}\u{430}\u{443}\u{440}\u{430}l", "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l"),
+    (
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+    ),
     ("m 0 1 I l O", "m 0 1 i l o"),
     ("caf\u{E9}", "caf\u{E9}"),
     ("\u{AD}x", "\u{AD}x"),
-    ("\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}", "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}"),
+    (
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+        "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}",
+    ),
 ];
 
 /// `== nfkc-nocf config_string=nfkc-cf-none-bidi-fmt ==`
@@ -313,11 +430,17 @@ const NFKC_NOCF: &[(&str, &str)] = &[
     ("\u{FF21}\u{FF22}\u{FF23} \u{FB01}", "ABC fi"),
     ("Stra\u{DF}e", "Stra\u{DF}e"),
     ("\u{130}", "\u{130}"),
-    ("paypal \u{440}\u{430}\u{443}\u{440}\u{430}l", "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l"),
+    (
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+    ),
     ("m 0 1 I l O", "m 0 1 I l O"),
     ("caf\u{E9}", "caf\u{E9}"),
     ("\u{AD}x", "\u{AD}x"),
-    ("\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}", "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}"),
+    (
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+    ),
 ];
 
 /// `== nobidi config_string=nfkc-cf-simple-fmt ==`
@@ -326,11 +449,17 @@ const NOBIDI: &[(&str, &str)] = &[
     ("\u{FF21}\u{FF22}\u{FF23} \u{FB01}", "abc fi"),
     ("Stra\u{DF}e", "strasse"),
     ("\u{130}", "i\u{307}"),
-    ("paypal \u{440}\u{430}\u{443}\u{440}\u{430}l", "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l"),
+    (
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+    ),
     ("m 0 1 I l O", "m 0 1 i l o"),
     ("caf\u{E9}", "caf\u{E9}"),
     ("\u{AD}x", "\u{AD}x"),
-    ("\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}", "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}"),
+    (
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+        "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}",
+    ),
 ];
 
 /// `== nofmt config_string=nfkc-cf-simple-bidi ==`
@@ -339,24 +468,39 @@ const NOFMT: &[(&str, &str)] = &[
     ("\u{FF21}\u{FF22}\u{FF23} \u{FB01}", "abc fi"),
     ("Stra\u{DF}e", "strasse"),
     ("\u{130}", "i\u{307}"),
-    ("paypal \u{440}\u{430}\u{443}\u{440}\u{430}l", "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l"),
+    (
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+    ),
     ("m 0 1 I l O", "m 0 1 i l o"),
     ("caf\u{E9}", "caf\u{E9}"),
     ("\u{AD}x", "\u{AD}x"),
-    ("\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}", "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}"),
+    (
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+        "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}",
+    ),
 ];
 
 /// `== nothing config_string=nfkc-cf-simple ==`
 const NOTHING: &[(&str, &str)] = &[
-    ("Hello\u{200B}W\u{200E}o\u{202E}rld", "hello\u{200B}w\u{200E}o\u{202E}rld"),
+    (
+        "Hello\u{200B}W\u{200E}o\u{202E}rld",
+        "hello\u{200B}w\u{200E}o\u{202E}rld",
+    ),
     ("\u{FF21}\u{FF22}\u{FF23} \u{FB01}", "abc fi"),
     ("Stra\u{DF}e", "strasse"),
     ("\u{130}", "i\u{307}"),
-    ("paypal \u{440}\u{430}\u{443}\u{440}\u{430}l", "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l"),
+    (
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+    ),
     ("m 0 1 I l O", "m 0 1 i l o"),
     ("caf\u{E9}", "caf\u{E9}"),
     ("\u{AD}x", "\u{AD}x"),
-    ("\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}", "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}"),
+    (
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+        "\u{3C3}\u{3BF}\u{3C6}\u{3BF}\u{3C3}",
+    ),
 ];
 
 /// `== conf config_string=nfkc-cf-simple-bidi-fmt-conf ==`
@@ -365,7 +509,10 @@ const CONF: &[(&str, &str)] = &[
     ("\u{FF21}\u{FF22}\u{FF23} \u{FB01}", "abc fi"),
     ("Stra\u{DF}e", "strasse"),
     ("\u{130}", "i\u{307}"),
-    ("paypal \u{440}\u{430}\u{443}\u{440}\u{430}l", "paypal paypal"),
+    (
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+        "paypal paypal",
+    ),
     ("m 0 1 I l O", "rn O l i l o"),
     ("caf\u{E9}", "cafe\u{301}"),
     ("\u{AD}x", "x"),
@@ -374,15 +521,27 @@ const CONF: &[(&str, &str)] = &[
 
 /// `== allnone config_string=none-cf-none ==`
 const ALLNONE: &[(&str, &str)] = &[
-    ("Hello\u{200B}W\u{200E}o\u{202E}rld", "Hello\u{200B}W\u{200E}o\u{202E}rld"),
-    ("\u{FF21}\u{FF22}\u{FF23} \u{FB01}", "\u{FF21}\u{FF22}\u{FF23} \u{FB01}"),
+    (
+        "Hello\u{200B}W\u{200E}o\u{202E}rld",
+        "Hello\u{200B}W\u{200E}o\u{202E}rld",
+    ),
+    (
+        "\u{FF21}\u{FF22}\u{FF23} \u{FB01}",
+        "\u{FF21}\u{FF22}\u{FF23} \u{FB01}",
+    ),
     ("Stra\u{DF}e", "Stra\u{DF}e"),
     ("\u{130}", "\u{130}"),
-    ("paypal \u{440}\u{430}\u{443}\u{440}\u{430}l", "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l"),
+    (
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+    ),
     ("m 0 1 I l O", "m 0 1 I l O"),
     ("caf\u{E9}", "caf\u{E9}"),
     ("\u{AD}x", "\u{AD}x"),
-    ("\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}", "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}"),
+    (
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+    ),
 ];
 
 /// `== allnone+conf config_string=none-cf-none-conf ==`
@@ -391,9 +550,15 @@ const ALLNONE_CONF: &[(&str, &str)] = &[
     ("\u{FF21}\u{FF22}\u{FF23} \u{FB01}", "ABC fi"),
     ("Stra\u{DF}e", "Stra\u{DF}e"),
     ("\u{130}", "l\u{307}"),
-    ("paypal \u{440}\u{430}\u{443}\u{440}\u{430}l", "paypal paypal"),
+    (
+        "paypal \u{440}\u{430}\u{443}\u{440}\u{430}l",
+        "paypal paypal",
+    ),
     ("m 0 1 I l O", "rn O l l l O"),
     ("caf\u{E9}", "cafe\u{301}"),
     ("\u{AD}x", "x"),
-    ("\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}", "\u{1A9}O\u{3A6}O\u{1A9}"),
+    (
+        "\u{3A3}\u{39F}\u{3A6}\u{39F}\u{3A3}",
+        "\u{1A9}O\u{3A6}O\u{1A9}",
+    ),
 ];

@@ -77,11 +77,23 @@ mod tests {
     #[test]
     fn versions_equal_those_of_the_goldens() {
         let v = unicode_versions();
-        assert_eq!(v.normalization, (18, 0, 0), "unicode-normalization tables moved");
-        assert_eq!(v.segmentation, (17, 0, 0), "unicode-segmentation tables moved");
+        assert_eq!(
+            v.normalization,
+            (18, 0, 0),
+            "unicode-normalization tables moved"
+        );
+        assert_eq!(
+            v.segmentation,
+            (17, 0, 0),
+            "unicode-segmentation tables moved"
+        );
         assert_eq!(v.case_folding, (16, 0, 0), "caseless tables moved");
         #[cfg(feature = "security")]
-        assert_eq!(v.security, Some((18, 0, 0)), "unicode-security tables moved");
+        assert_eq!(
+            v.security,
+            Some((18, 0, 0)),
+            "unicode-security tables moved"
+        );
         #[cfg(not(feature = "security"))]
         assert_eq!(v.security, None);
     }
@@ -89,7 +101,10 @@ mod tests {
     #[cfg(feature = "std")]
     #[test]
     fn versions_equal_the_golden_meta_file_when_present() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/golden/golden-edge.jsonl.meta.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/golden/golden-edge.jsonl.meta.json"
+        );
         let Ok(text) = std::fs::read_to_string(path) else {
             std::eprintln!("SKIPPED: {path} not found");
             return;
@@ -118,7 +133,10 @@ mod tests {
             format!("{v}"),
             "normalization 18.0.0, segmentation 17.0.0, case folding 16.0.0, security off"
         );
-        let v = UnicodeVersions { security: Some((18, 0, 0)), ..v };
+        let v = UnicodeVersions {
+            security: Some((18, 0, 0)),
+            ..v
+        };
         assert!(format!("{v}").ends_with("security 18.0.0"));
     }
 }

@@ -314,7 +314,11 @@ impl Engine {
         // however the stream is chunked.
         let len = text.len();
         let mut end = len;
-        if carry_len == 0 && len >= 2 && len - 1 > last && rules.pair(text.get(len - 2), text.get(len - 1)) {
+        if carry_len == 0
+            && len >= 2
+            && len - 1 > last
+            && rules.pair(text.get(len - 2), text.get(len - 1))
+        {
             end = len - 1;
         }
         let open = end - last + carry_len;
@@ -353,7 +357,9 @@ impl Engine {
     ) -> Result<()> {
         self.prepare(canon, tok)?;
         if !self.carry.is_empty() {
-            return Err(Error::InvalidInput(String::from("trailing incomplete UTF-8")));
+            return Err(Error::InvalidInput(String::from(
+                "trailing incomplete UTF-8",
+            )));
         }
         if self.seen == 0 {
             return Err(Error::InvalidInput(String::from("empty document")));

@@ -59,14 +59,17 @@ mod shingle;
 mod split;
 mod utf8;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "minhash", feature = "simhash"))]
 mod tests;
-#[cfg(test)]
+#[cfg(all(test, feature = "minhash", feature = "simhash"))]
 mod tests_api;
+#[cfg(all(test, feature = "std", feature = "minhash", feature = "simhash"))]
+mod tests_golden;
 
-#[cfg(feature = "std")]
-pub(crate) use online::io_error;
+#[cfg(any(feature = "minhash", feature = "simhash"))]
 pub(crate) use online::Online;
+#[cfg(all(feature = "std", any(feature = "minhash", feature = "simhash")))]
+pub(crate) use online::io_error;
 
 /// Default cap of both streaming fingerprinters: 16 MiB (the value of
 /// `minhash::DEFAULT_MAX_BUFFER_BYTES`; SimHash's is private, as in 0.3.2).

@@ -22,12 +22,22 @@ impl<S: TokenSketch> Online<S> {
         }
     }
 
-    pub(crate) fn update(&mut self, canon: &Canonicalizer, tok: &dyn Tokenizer, chunk: &[u8]) -> Result<()> {
+    pub(crate) fn update(
+        &mut self,
+        canon: &Canonicalizer,
+        tok: &dyn Tokenizer,
+        chunk: &[u8],
+    ) -> Result<()> {
         let sketch = &mut self.sketch;
-        self.engine.update(canon, tok, chunk, &mut |t| sketch.push(t))
+        self.engine
+            .update(canon, tok, chunk, &mut |t| sketch.push(t))
     }
 
-    pub(crate) fn finalize(mut self, canon: &Canonicalizer, tok: &dyn Tokenizer) -> Result<S::Output> {
+    pub(crate) fn finalize(
+        mut self,
+        canon: &Canonicalizer,
+        tok: &dyn Tokenizer,
+    ) -> Result<S::Output> {
         let sketch = &mut self.sketch;
         self.engine.finish(canon, tok, &mut |t| sketch.push(t))?;
         self.sketch.finish()

@@ -113,7 +113,11 @@ pub(crate) fn finish_all(stages: &mut [Stage], sink: &mut dyn FnMut(&str)) {
 /// Stages for window sizes listed outermost first (the order a plan is
 /// walked in).
 pub(crate) fn stages_for(ks_outer_first: &[usize]) -> Vec<Stage> {
-    ks_outer_first.iter().rev().map(|&k| Stage::new(k)).collect()
+    ks_outer_first
+        .iter()
+        .rev()
+        .map(|&k| Stage::new(k))
+        .collect()
 }
 
 #[cfg(test)]
@@ -152,7 +156,10 @@ mod tests {
         assert_eq!(run(&[0], &toks("a b")), Vec::<String>::new());
         assert_eq!(run(&[1], &toks("a b")), ["a", "b"]);
         // Grapheme-style tokens that are themselves spaces.
-        let g: Vec<String> = ["a", "b", " ", "c", "d"].iter().map(|s| s.to_string()).collect();
+        let g: Vec<String> = ["a", "b", " ", "c", "d"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(run(&[3], &g), ["a b  ", "b   c", "  c d"]);
         // A short inner window feeds the outer stage before it finishes.
         assert_eq!(run(&[2, 5], &toks("a b c")), ["a b c"]);

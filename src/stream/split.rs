@@ -55,13 +55,17 @@ impl SplitRules {
                 continue;
             }
             for n in 0x21u8..0x7F {
-                let lands_printable = image[usize::from(n)].is_some_and(|c| (0x21..0x7F).contains(&c));
+                let lands_printable =
+                    image[usize::from(n)].is_some_and(|c| (0x21..0x7F).contains(&c));
                 if lands_printable && split_safe(p, n) {
                     *bits |= 1u128 << n;
                 }
             }
         }
-        pairs.iter().any(|&b| b != 0).then_some(SplitRules { pairs })
+        pairs
+            .iter()
+            .any(|&b| b != 0)
+            .then_some(SplitRules { pairs })
     }
 
     /// Whether a split between `prev` and `next` is possible, whatever

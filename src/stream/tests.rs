@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
 use super::engine::{Engine, FLUSH_BYTES};
-use crate::canonical::{CaseFold, Canonicalizer, CanonicalizerBuilder, Normalization};
+use crate::canonical::{Canonicalizer, CanonicalizerBuilder, CaseFold, Normalization};
 use crate::tokenize::{TokenStream, Tokenizer};
 use crate::{
     Fingerprinter, GraphemeTokenizer, IdfTable, MinHashFingerprinter, MinHashStreaming, Result,
@@ -239,7 +239,10 @@ pub(super) fn tokenizer(i: usize) -> Box<dyn Tokenizer> {
         }),
         10 => Box::new(ShingleTokenizer { k: 0, inner: w }),
         11 => Box::new(Halves),
-        _ => Box::new(ShingleTokenizer { k: 2, inner: Halves }),
+        _ => Box::new(ShingleTokenizer {
+            k: 2,
+            inner: Halves,
+        }),
     }
 }
 pub(super) const TOKENIZERS: usize = 13;

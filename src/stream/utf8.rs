@@ -151,7 +151,10 @@ mod tests {
     #[test]
     fn unfinished_tail_is_carried() {
         let (out, carry) = run(&[b"ab\xF0\x9F", b"\x98"]).unwrap();
-        assert_eq!((out.as_str(), carry.as_bytes()), ("ab", &b"\xF0\x9F\x98"[..]));
+        assert_eq!(
+            (out.as_str(), carry.as_bytes()),
+            ("ab", &b"\xF0\x9F\x98"[..])
+        );
         assert_eq!(carry.as_str(), "", "an unfinished carry is not text");
     }
 
@@ -159,7 +162,9 @@ mod tests {
     /// the whole stream, even when that byte came in an earlier chunk.
     #[test]
     fn error_offsets() {
-        let cases: &[(&[&[u8]], (usize, usize))] = &[
+        // (chunks, (index of the failing chunk, stream offset))
+        type Case<'a> = (&'a [&'a [u8]], (usize, usize));
+        let cases: &[Case<'_>] = &[
             (&[b"abc\xFFdef"], (0, 3)),
             (&[b"ab", b"c\x80"], (1, 3)),
             (&[b"ab\xE2", b"x"], (1, 2)),

@@ -10,6 +10,7 @@ use alloc::string::String;
 
 use crate::Result;
 
+mod ascii_words;
 mod grapheme;
 mod shingle;
 mod word;

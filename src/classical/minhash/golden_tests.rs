@@ -141,7 +141,7 @@ fn golden_edge_minhash() {
         k: 5,
         inner: WordTokenizer,
     };
-    let xxh3_k5 = MinHashFingerprinter::<_, 128>::new(canon.clone(), k5.clone());
+    let xxh3_k5 = MinHashFingerprinter::<_, 128>::new(canon.clone(), k5);
     let murmur_k5 = MinHashFingerprinter::<_, 128>::new(canon.clone(), k5)
         .with_hasher(HashFamily::MurmurHash3_x64_128);
     let xxh3_h64 = MinHashFingerprinter::<_, 64>::new(canon, WordTokenizer);

@@ -22,7 +22,7 @@ use crate::tokenize::Tokenizer;
 /// the longest stretch without a split point, not the document; text with no
 /// split points at all (e.g. with no ASCII, or with a user tokenizer that has
 /// no streaming plan) is held whole, so there it bounds the document. See
-/// [`crate::tokenize::StreamPlan`] and the `stream` notes in the README.
+/// [`StreamPlan`](crate::tokenize::StreamPlan) for which tokenizers stream.
 ///
 /// Differences from txtfp 0.3.2, which buffered the whole document:
 /// invalid UTF-8 is [`Error::InvalidUtf8`](crate::Error::InvalidUtf8) with
@@ -106,7 +106,11 @@ impl<T: Tokenizer, const H: usize> StreamingFingerprinter for MinHashStreaming<T
     type Output = MinHashSig<H>;
 
     /// Feeds the next chunk. A chunk is accepted whole or not at all: on
-    /// error the stream is as before the call. Empty chunks always succeed.
+    /// error the stream is as before the call, so the valid start of a chunk
+    /// with a bad byte is dropped too (as in 0.3.2); to keep it, feed
+    /// `chunk[..(offset - bytes_seen()) as usize]` again when `offset >=
+    /// bytes_seen()` (a smaller offset means the bad sequence began in an
+    /// earlier chunk). Empty chunks always succeed.
     ///
     /// # Errors
     /// - the configuration's errors (as the offline path), on the first

@@ -293,6 +293,26 @@ fn builder_and_getters() {
     );
 }
 
+/// A configuration this build cannot honour fails before any input is
+/// looked at, even an empty one (0.3.2 silently skipped the skeleton, W7).
+#[cfg(not(feature = "security"))]
+#[test]
+fn canonicalizer_configuration_errors_come_first() {
+    let canon = crate::canonical::CanonicalizerBuilder {
+        apply_confusable: true,
+        ..Default::default()
+    }
+    .build();
+    let fp = SimHashFingerprinter::new(canon, WordTokenizer);
+    for input in ["", "hello"] {
+        let err = fp.fingerprint(input).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "feature `security` not enabled at compile time"
+        );
+    }
+}
+
 #[test]
 fn tokenizer_configuration_errors_surface() {
     let fp = SimHashFingerprinter::new(
