@@ -58,7 +58,11 @@ struct Corpus {
 
 fn corpus() -> Corpus {
     let path = std::env::var("TXTFP_BENCH_CORPUS").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/corpus-small.jsonl").to_string()
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/corpus/corpus-small.jsonl"
+        )
+        .to_string()
     });
     let all = match load_jsonl(&path) {
         Ok(docs) if !docs.is_empty() => {
@@ -137,9 +141,32 @@ fn generated_mix() -> Vec<String> {
         "support", "default", "option", "example", "number", "string", "between", "system",
     ];
     const OTHER: &[&str] = &[
-        "Straße", "Größe", "über", "café", "naïve", "élève", "façade", "Ärger", "ﬁle", "“quoted”",
-        "it’s", "—", "Москва", "русский", "текст", "Ελληνικά", "σοφός", "日本語", "中文分词",
-        "한국어", "ภาษาไทย", "العربية", "①", "ＡＢＣ", "😀", "👍🏽",
+        "Straße",
+        "Größe",
+        "über",
+        "café",
+        "naïve",
+        "élève",
+        "façade",
+        "Ärger",
+        "ﬁle",
+        "“quoted”",
+        "it’s",
+        "—",
+        "Москва",
+        "русский",
+        "текст",
+        "Ελληνικά",
+        "σοφός",
+        "日本語",
+        "中文分词",
+        "한국어",
+        "ภาษาไทย",
+        "العربية",
+        "①",
+        "ＡＢＣ",
+        "😀",
+        "👍🏽",
     ];
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
@@ -183,7 +210,10 @@ fn bytes(docs: &[String]) -> u64 {
 fn canonicalize(c: &mut Criterion, corpus: &Corpus) {
     let canon = Canonicalizer::default();
     let mut g = c.benchmark_group("canonicalize");
-    for (name, docs) in [("ascii_docs", &corpus.ascii), ("non_ascii_docs", &corpus.non_ascii)] {
+    for (name, docs) in [
+        ("ascii_docs", &corpus.ascii),
+        ("non_ascii_docs", &corpus.non_ascii),
+    ] {
         if docs.is_empty() {
             eprintln!("stages: no {name} in the corpus; skipping canonicalize/{name}");
             continue;
@@ -217,7 +247,9 @@ fn tokenize(c: &mut Criterion, corpus: &Corpus) {
         }
         n
     }
-    g.bench_function("word", |b| b.iter(|| count_tokens(&WordTokenizer, &canonical)));
+    g.bench_function("word", |b| {
+        b.iter(|| count_tokens(&WordTokenizer, &canonical))
+    });
     let sh = shingle5();
     g.bench_function("shingle_k5", |b| b.iter(|| count_tokens(&sh, &canonical)));
     g.finish();
@@ -251,7 +283,10 @@ fn minhash(c: &mut Criterion, corpus: &Corpus) {
 fn simhash(c: &mut Criterion, corpus: &Corpus) {
     let mut g = c.benchmark_group("simhash");
     g.throughput(Throughput::Bytes(bytes(&corpus.mix)));
-    for (name, weighting) in [("word_tf", Weighting::Tf), ("word_uniform", Weighting::Uniform)] {
+    for (name, weighting) in [
+        ("word_tf", Weighting::Tf),
+        ("word_uniform", Weighting::Uniform),
+    ] {
         let fp = SimHashFingerprinter::new(Canonicalizer::default(), WordTokenizer)
             .with_weighting(weighting);
         let mut buf = String::new();
@@ -309,7 +344,11 @@ fn compare(c: &mut Criterion, corpus: &Corpus) {
     let sigs = minhash_sigs(&corpus.mix);
     let simhashes: Vec<SimHash64> = {
         let fp = SimHashFingerprinter::new(Canonicalizer::default(), WordTokenizer);
-        corpus.mix.iter().filter_map(|d| fp.fingerprint(d).ok()).collect()
+        corpus
+            .mix
+            .iter()
+            .filter_map(|d| fp.fingerprint(d).ok())
+            .collect()
     };
     let mut g = c.benchmark_group("compare");
     // Each signature against its successor (cyclically): realistic, mostly
@@ -338,8 +377,7 @@ fn compare(c: &mut Criterion, corpus: &Corpus) {
 }
 
 fn lsh(c: &mut Criterion, corpus: &Corpus) {
-    let sigs: Vec<(u64, MinHashSig<128>)> =
-        (0u64..).zip(minhash_sigs(&corpus.all)).collect();
+    let sigs: Vec<(u64, MinHashSig<128>)> = (0u64..).zip(minhash_sigs(&corpus.all)).collect();
     let builder = LshIndexBuilder::for_threshold(0.5, 128).expect("0.5 is a valid threshold");
     let empty: LshIndex<128> = builder.try_build().expect("for_threshold factors H");
     let mut full = empty.clone();

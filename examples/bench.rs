@@ -29,12 +29,16 @@ fn args() -> Result<HashMap<String, String>, String> {
     let mut kv = HashMap::new();
     let mut i = 0;
     while i < raw.len() {
-        let name = raw[i].strip_prefix("--").ok_or_else(|| format!("unexpected `{}`", raw[i]))?;
+        let name = raw[i]
+            .strip_prefix("--")
+            .ok_or_else(|| format!("unexpected `{}`", raw[i]))?;
         if let Some((k, v)) = name.split_once('=') {
             kv.insert(k.to_string(), v.to_string());
             i += 1;
         } else {
-            let v = raw.get(i + 1).ok_or_else(|| format!("--{name} needs a value"))?;
+            let v = raw
+                .get(i + 1)
+                .ok_or_else(|| format!("--{name} needs a value"))?;
             kv.insert(name.to_string(), v.clone());
             i += 2;
         }
@@ -43,7 +47,9 @@ fn args() -> Result<HashMap<String, String>, String> {
 }
 
 fn num<T: std::str::FromStr>(kv: &HashMap<String, String>, k: &str, d: T) -> Result<T, String> {
-    kv.get(k).map_or(Ok(d), |v| v.parse().map_err(|_| format!("bad value for --{k}: `{v}`")))
+    kv.get(k).map_or(Ok(d), |v| {
+        v.parse().map_err(|_| format!("bad value for --{k}: `{v}`"))
+    })
 }
 
 fn load(path: &str) -> Result<Vec<String>, String> {
@@ -107,9 +113,15 @@ fn run() -> Result<(), String> {
     texts.truncate(limit);
     let n = texts.len();
     let text_bytes: u64 = texts.iter().map(|s| s.len() as u64).sum();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| e.to_string())?;
     let canon = Canonicalizer::default();
-    let shingle = ShingleTokenizer { k: 5, inner: WordTokenizer };
+    let shingle = ShingleTokenizer {
+        k: 5,
+        inner: WordTokenizer,
+    };
     let mh: MinHashFingerprinter<Shingle, 128> = MinHashFingerprinter::new(canon.clone(), shingle);
     let mh_murmur = mh.clone().with_hasher(HashFamily::MurmurHash3_x64_128);
     let sim = SimHashFingerprinter::new(canon.clone(), WordTokenizer);
@@ -132,13 +144,26 @@ fn run() -> Result<(), String> {
     let cpu0 = cpu_seconds();
     let (passes, secs, ck) = match algo.as_str() {
         "minhash" => timed_loop(min, || {
-            run_docs(&|d| mh.fingerprint(d).map(|s| s.hashes[0]).unwrap_or_else(note_err))
+            run_docs(&|d| {
+                mh.fingerprint(d)
+                    .map(|s| s.hashes[0])
+                    .unwrap_or_else(note_err)
+            })
         }),
         "minhash-murmur" => timed_loop(min, || {
-            run_docs(&|d| mh_murmur.fingerprint(d).map(|s| s.hashes[0]).unwrap_or_else(note_err))
+            run_docs(&|d| {
+                mh_murmur
+                    .fingerprint(d)
+                    .map(|s| s.hashes[0])
+                    .unwrap_or_else(note_err)
+            })
         }),
         "simhash" => timed_loop(min, || {
-            run_docs(&|d| sim.fingerprint(d).map(|s| s.bits()).unwrap_or_else(note_err))
+            run_docs(&|d| {
+                sim.fingerprint(d)
+                    .map(|s| s.bits())
+                    .unwrap_or_else(note_err)
+            })
         }),
         "canonical" => timed_loop(min, || {
             run_docs(&|d| {
@@ -192,7 +217,11 @@ fn run() -> Result<(), String> {
                     let ck = if threads == 1 {
                         sigs.iter().fold(0u64, |a, (_, sig)| a.wrapping_add(q(sig)))
                     } else {
-                        pool.install(|| sigs.par_iter().map(|(_, sig)| q(sig)).reduce(|| 0, u64::wrapping_add))
+                        pool.install(|| {
+                            sigs.par_iter()
+                                .map(|(_, sig)| q(sig))
+                                .reduce(|| 0, u64::wrapping_add)
+                        })
                     };
                     (ck, s.elapsed())
                 })
@@ -200,7 +229,11 @@ fn run() -> Result<(), String> {
         }
         o => return Err(format!("unknown --algo `{o}`")),
     };
-    let units = if algo.starts_with("lsh-") { extra["sigs"].as_u64().unwrap_or(0) } else { n as u64 };
+    let units = if algo.starts_with("lsh-") {
+        extra["sigs"].as_u64().unwrap_or(0)
+    } else {
+        n as u64
+    };
     let total_docs = units as f64 * passes as f64;
     let errs = errors.load(Ordering::Relaxed);
     let mut o = json!({

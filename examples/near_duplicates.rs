@@ -20,30 +20,40 @@ use txtfp::{
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let path = args
-        .next()
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/sample.jsonl").into());
+    let path = args.next().unwrap_or_else(|| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/sample.jsonl").into()
+    });
     let threshold: f32 = match args.next() {
-        Some(t) => t.parse().map_err(|_| format!("threshold must be a number, got `{t}`"))?,
+        Some(t) => t
+            .parse()
+            .map_err(|_| format!("threshold must be a number, got `{t}`"))?,
         None => 0.5,
     };
 
     let mut ids = Vec::new();
     let mut texts = Vec::new();
-    for (n, line) in std::io::BufReader::new(std::fs::File::open(&path)?).lines().enumerate() {
+    for (n, line) in std::io::BufReader::new(std::fs::File::open(&path)?)
+        .lines()
+        .enumerate()
+    {
         let line = line?;
         if line.trim().is_empty() {
             continue;
         }
         let v: serde_json::Value = serde_json::from_str(&line)?;
-        let text = v["text"].as_str().ok_or_else(|| format!("{path}:{}: no \"text\"", n + 1))?;
+        let text = v["text"]
+            .as_str()
+            .ok_or_else(|| format!("{path}:{}: no \"text\"", n + 1))?;
         ids.push(v.get("id").map_or_else(|| n.to_string(), |i| i.to_string()));
         texts.push(text.to_string());
     }
 
     let fp = MinHashFingerprinter::<_, 128>::new(
         Canonicalizer::default(),
-        ShingleTokenizer { k: 5, inner: WordTokenizer },
+        ShingleTokenizer {
+            k: 5,
+            inner: WordTokenizer,
+        },
     );
     let builder = LshIndexBuilder::for_threshold(threshold, 128)?;
     let mut index: LshIndex<128> = builder.try_build()?;

@@ -74,13 +74,19 @@ impl fmt::Display for Error {
             #[cfg(feature = "std")]
             Error::Io(e) => write!(f, "io error: {e}"),
             Error::SchemaMismatch { expected, actual } => {
-                write!(f, "schema version mismatch: expected {expected}, got {actual}")
+                write!(
+                    f,
+                    "schema version mismatch: expected {expected}, got {actual}"
+                )
             }
             Error::FeatureDisabled(name) => {
                 write!(f, "feature `{name}` not enabled at compile time")
             }
             Error::InvalidUtf8 { offset } => {
-                write!(f, "invalid input: invalid UTF-8 in stream at byte offset {offset}")
+                write!(
+                    f,
+                    "invalid input: invalid UTF-8 in stream at byte offset {offset}"
+                )
             }
             Error::DuplicateId(id) => write!(f, "invalid input: id {id} is already present"),
         }

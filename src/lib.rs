@@ -40,16 +40,16 @@ mod stream;
 pub mod tokenize;
 
 pub use canonical::{
-    CaseFold, Canonicalizer, CanonicalizerBuilder, Normalization, UnicodeVersions, canonicalize,
+    Canonicalizer, CanonicalizerBuilder, CaseFold, Normalization, UnicodeVersions, canonicalize,
     unicode_versions,
 };
 pub use classical::{DEFAULT_SEED, Fingerprinter, HashFamily, StreamingFingerprinter};
 pub use error::{Error, Result};
+#[cfg(any(feature = "minhash", feature = "simhash"))]
+pub use fingerprint::Fingerprint;
 pub use fingerprint::{
     FingerprintMetadata, UNCOMPUTED_CONFIG_HASH, algo, config_hash, config_hash_classical,
 };
-#[cfg(any(feature = "minhash", feature = "simhash"))]
-pub use fingerprint::Fingerprint;
 pub use tokenize::{GraphemeTokenizer, ShingleTokenizer, Tokenizer, WordTokenizer};
 
 #[cfg(feature = "minhash")]

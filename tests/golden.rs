@@ -13,9 +13,9 @@ use common::*;
 use serde_json::{Map, Value, json};
 use txtfp::tokenize::TokenStream;
 use txtfp::{
-    Canonicalizer, Fingerprint, Fingerprinter, GraphemeTokenizer, HashFamily,
-    MinHashFingerprinter, MinHashSig, ShingleTokenizer, SimHash64, SimHashFingerprinter,
-    Tokenizer, Weighting, WordTokenizer,
+    Canonicalizer, Fingerprint, Fingerprinter, GraphemeTokenizer, HashFamily, MinHashFingerprinter,
+    MinHashSig, ShingleTokenizer, SimHash64, SimHashFingerprinter, Tokenizer, Weighting,
+    WordTokenizer,
 };
 
 type Shingle = ShingleTokenizer<WordTokenizer>;
@@ -31,7 +31,10 @@ struct Ctx {
 }
 
 fn shingle(k: usize) -> Shingle {
-    ShingleTokenizer { k, inner: WordTokenizer }
+    ShingleTokenizer {
+        k,
+        inner: WordTokenizer,
+    }
 }
 
 impl Ctx {
@@ -123,9 +126,12 @@ fn ours(ctx: &Ctx, text: &str) -> Map<String, Value> {
     o.insert("canonical".into(), json!(canonical));
     #[cfg(feature = "security")]
     {
-        let sec = txtfp::CanonicalizerBuilder { apply_confusable: true, ..Default::default() }
-            .build()
-            .canonicalize(text);
+        let sec = txtfp::CanonicalizerBuilder {
+            apply_confusable: true,
+            ..Default::default()
+        }
+        .build()
+        .canonicalize(text);
         o.insert("canonical_security".into(), json!(sec));
     }
     o.insert("grapheme_count".into(), json!(g_can));
@@ -139,15 +145,24 @@ fn ours(ctx: &Ctx, text: &str) -> Map<String, Value> {
     o.insert("paths_agree".into(), json!(agree));
     o.insert(
         "minhash_xxh3_k5".into(),
-        minhash_json(ctx.mh_xxh3_k5.fingerprint(text), ctx.mh_xxh3_k5.config_hash()),
+        minhash_json(
+            ctx.mh_xxh3_k5.fingerprint(text),
+            ctx.mh_xxh3_k5.config_hash(),
+        ),
     );
     o.insert(
         "minhash_murmur_k5".into(),
-        minhash_json(ctx.mh_murmur_k5.fingerprint(text), ctx.mh_murmur_k5.config_hash()),
+        minhash_json(
+            ctx.mh_murmur_k5.fingerprint(text),
+            ctx.mh_murmur_k5.config_hash(),
+        ),
     );
     o.insert(
         "minhash_xxh3_k1_h64".into(),
-        minhash_json(ctx.mh_xxh3_k1_h64.fingerprint(text), ctx.mh_xxh3_k1_h64.config_hash()),
+        minhash_json(
+            ctx.mh_xxh3_k1_h64.fingerprint(text),
+            ctx.mh_xxh3_k1_h64.config_hash(),
+        ),
     );
     o.insert(
         "simhash_tf".into(),
@@ -155,7 +170,10 @@ fn ours(ctx: &Ctx, text: &str) -> Map<String, Value> {
     );
     o.insert(
         "simhash_uniform".into(),
-        simhash_json(ctx.sim_uniform.fingerprint(text), ctx.sim_uniform.config_hash()),
+        simhash_json(
+            ctx.sim_uniform.fingerprint(text),
+            ctx.sim_uniform.config_hash(),
+        ),
     );
     o
 }
@@ -166,7 +184,9 @@ fn compact_sig(v: &Value) -> Value {
         return json!({"error": v["error"], "error_debug": v["error_debug"]});
     }
     let bytes: Vec<u8> = (0..v["bytes_hex"].as_str().unwrap().len() / 2)
-        .map(|i| u8::from_str_radix(&v["bytes_hex"].as_str().unwrap()[2 * i..2 * i + 2], 16).unwrap())
+        .map(|i| {
+            u8::from_str_radix(&v["bytes_hex"].as_str().unwrap()[2 * i..2 * i + 2], 16).unwrap()
+        })
         .collect();
     let mut o = Map::new();
     o.insert("bytes_digest".into(), json!(fnv(&bytes)));
@@ -182,22 +202,47 @@ fn compact_sig(v: &Value) -> Value {
     Value::Object(o)
 }
 
-const SIG_FIELDS: [&str; 5] =
-    ["minhash_xxh3_k5", "minhash_murmur_k5", "minhash_xxh3_k1_h64", "simhash_tf", "simhash_uniform"];
+const SIG_FIELDS: [&str; 5] = [
+    "minhash_xxh3_k5",
+    "minhash_murmur_k5",
+    "minhash_xxh3_k1_h64",
+    "simhash_tf",
+    "simhash_uniform",
+];
 const PLAIN_FIELDS: [&str; 10] = [
-    "bytes", "chars", "canonical_bytes", "grapheme_count", "grapheme_count_raw", "words_count",
-    "words_digest", "shingles_k3_count", "shingles_k3_digest", "paths_agree",
+    "bytes",
+    "chars",
+    "canonical_bytes",
+    "grapheme_count",
+    "grapheme_count_raw",
+    "words_count",
+    "words_digest",
+    "shingles_k3_count",
+    "shingles_k3_digest",
+    "paths_agree",
 ];
 
 /// Compare `want` (reference) with `got` on `fields`; collect differences.
-fn diff(id: &Value, fields: &[&str], want: &Map<String, Value>, got: &Map<String, Value>, errs: &mut Vec<String>) {
+fn diff(
+    id: &Value,
+    fields: &[&str],
+    want: &Map<String, Value>,
+    got: &Map<String, Value>,
+    errs: &mut Vec<String>,
+) {
     for f in fields {
         if want.get(*f) != got.get(*f) {
             let show = |v: Option<&Value>| {
-                let s = v.map(|v| v.to_string()).unwrap_or_else(|| "<missing>".into());
+                let s = v
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "<missing>".into());
                 s.chars().take(300).collect::<String>()
             };
-            errs.push(format!("{id} {f}: want {} got {}", show(want.get(*f)), show(got.get(*f))));
+            errs.push(format!(
+                "{id} {f}: want {} got {}",
+                show(want.get(*f)),
+                show(got.get(*f))
+            ));
         }
     }
 }
@@ -225,7 +270,10 @@ fn check_compact(file: &str) {
         for f in PLAIN_FIELDS {
             got.insert(f.into(), full[f].clone());
         }
-        got.insert("canonical_digest".into(), json!(fnv(full["canonical"].as_str().unwrap().as_bytes())));
+        got.insert(
+            "canonical_digest".into(),
+            json!(fnv(full["canonical"].as_str().unwrap().as_bytes())),
+        );
         #[cfg(feature = "security")]
         got.insert(
             "canonical_security_digest".into(),
@@ -299,13 +347,22 @@ fn full_golden_edge() {
 
 #[test]
 fn full_golden_corpus_small() {
-    check_full("corpus/corpus-small.jsonl", "golden/golden-small.digest.jsonl", false);
+    check_full(
+        "corpus/corpus-small.jsonl",
+        "golden/golden-small.digest.jsonl",
+        false,
+    );
 }
 
 #[test]
 fn upstream_fixtures() {
-    let Some(dir) = shared_dir().map(|d| d.join("golden/upstream")).filter(|d| d.is_dir()) else {
-        eprintln!("\n*** SKIPPED: ../shared/golden/upstream not found: the 18 upstream fixtures were not checked ***\n");
+    let Some(dir) = shared_dir()
+        .map(|d| d.join("golden/upstream"))
+        .filter(|d| d.is_dir())
+    else {
+        eprintln!(
+            "\n*** SKIPPED: ../shared/golden/upstream not found: the 18 upstream fixtures were not checked ***\n"
+        );
         return;
     };
     let canon = Canonicalizer::default();
@@ -316,12 +373,22 @@ fn upstream_fixtures() {
         let path = entry.unwrap().path();
         let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
-        let want_canon = std::fs::read_to_string(dir.join(format!("golden/canonical/{stem}.txt"))).unwrap();
+        let want_canon =
+            std::fs::read_to_string(dir.join(format!("golden/canonical/{stem}.txt"))).unwrap();
         assert_eq!(canon.canonicalize(&text), want_canon, "{stem}: canonical");
-        let want_mh = std::fs::read(dir.join(format!("golden/minhash/{stem}_h128_k5.bin"))).unwrap();
-        assert_eq!(mh.fingerprint(&text).unwrap().as_bytes(), &want_mh[..], "{stem}: minhash");
+        let want_mh =
+            std::fs::read(dir.join(format!("golden/minhash/{stem}_h128_k5.bin"))).unwrap();
+        assert_eq!(
+            mh.fingerprint(&text).unwrap().as_bytes(),
+            &want_mh[..],
+            "{stem}: minhash"
+        );
         let want_sh = std::fs::read(dir.join(format!("golden/simhash/{stem}_b64.bin"))).unwrap();
-        assert_eq!(sh.fingerprint(&text).unwrap().as_bytes(), &want_sh[..], "{stem}: simhash");
+        assert_eq!(
+            sh.fingerprint(&text).unwrap().as_bytes(),
+            &want_sh[..],
+            "{stem}: simhash"
+        );
         checked += 3;
     }
     assert_eq!(checked, 18, "expected 18 upstream fixtures");
@@ -331,11 +398,18 @@ fn upstream_fixtures() {
 #[test]
 fn unicode_versions_match_goldens() {
     let meta: Value =
-        serde_json::from_str(&std::fs::read_to_string(data_file("golden.meta.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(data_file("golden.meta.json")).unwrap())
+            .unwrap();
     let v = txtfp::unicode_versions();
     let want = &meta["unicode_versions"];
     let fmt = |t: (u8, u8, u8)| format!("{}.{}.{}", t.0, t.1, t.2);
-    assert_eq!(fmt(v.normalization), want["unicode-normalization"].as_str().unwrap());
-    assert_eq!(fmt(v.segmentation), want["unicode-segmentation"].as_str().unwrap());
+    assert_eq!(
+        fmt(v.normalization),
+        want["unicode-normalization"].as_str().unwrap()
+    );
+    assert_eq!(
+        fmt(v.segmentation),
+        want["unicode-segmentation"].as_str().unwrap()
+    );
     assert_eq!(fmt(v.case_folding), want["caseless"].as_str().unwrap());
 }

@@ -31,6 +31,75 @@ fn may_fold(c: char) -> bool {
     )
 }
 
+/// Bit `u % 64` of word `u / 64` is set iff U+0000 + `u` has a folding.
+/// Covers Latin, Greek, Cyrillic and Armenian, where lowercase letters (no
+/// folding) and capitals alternate, so that the common lowercase letter skips
+/// the table search. Generated from `caseless`; `bitmaps_equal_caseless`
+/// checks every bit.
+const FOLDS_0000: [u64; 24] = [
+    0x0000000000000000,
+    0x0000000007FFFFFE,
+    0x0020000000000000,
+    0x00000000FF7FFFFF,
+    0xAA55555555555555,
+    0xAB555555555556AA,
+    0x11AED2D5B1DBCED6,
+    0x55D755554AAAADB0,
+    0x6C05555555555555,
+    0x000000000000557A,
+    0x0000000000000000,
+    0x0000000000000000,
+    0x0000000000000000,
+    0x8045000000000020,
+    0x00010FFBFFFFD740,
+    0xE6B3555555638004,
+    0x0000FFFFFFFFFFFF,
+    0x5555555500000000,
+    0x5555555555555401,
+    0x5555555555552AAB,
+    0xFFFE555555555555,
+    0x00000000007FFFFF,
+    0x0000000000000080,
+    0x0000000000000000,
+];
+
+/// The same for U+1000..U+2000 (Georgian, Cherokee, Cyrillic extended C,
+/// Latin extended additional, Greek extended).
+const FOLDS_1000: [u64; 64] = {
+    let mut t = [0u64; 64];
+    t[2] = 0xFFFFFFFF00000000;
+    t[3] = 0x00000000000020BF;
+    t[15] = 0x3F00000000000000;
+    t[50] = 0xE7FFFFFFFFFF03FF;
+    t[56] = 0x5555555555555555;
+    t[57] = 0x5555555555555555;
+    t[58] = 0x555555554FD55555;
+    t[59] = 0x5555555555555555;
+    t[60] = 0xFF00FF003F00FF00;
+    t[61] = 0x0000FF00AA553F00;
+    t[62] = 0x5FDCFFFFFFFFFFFF;
+    t[63] = 0x1FDC1FDC0FCC1FDC;
+    t
+};
+
+#[inline]
+fn bit(table: &[u64], u: u32) -> bool {
+    table
+        .get((u / 64) as usize)
+        .is_some_and(|w| w >> (u % 64) & 1 != 0)
+}
+
+/// Whether `c` may have a folding (exact below U+2000, a range filter above).
+#[inline]
+fn has_folding(c: char) -> bool {
+    let u = c as u32;
+    match u {
+        0..0x600 => bit(&FOLDS_0000, u),
+        0x1000..0x2000 => bit(&FOLDS_1000, u - 0x1000),
+        _ => may_fold(c),
+    }
+}
+
 /// Appends the folding of `c` to `out` and reports whether it differs from
 /// `c` itself (the caller then has to re-check normalization, spec §2.2).
 #[inline]
@@ -40,7 +109,7 @@ pub(super) fn push_folded(out: &mut String, c: char) -> bool {
         out.push(lower);
         return lower != c;
     }
-    if !may_fold(c) {
+    if !has_folding(c) {
         out.push(c);
         return false;
     }
@@ -71,6 +140,16 @@ mod tests {
                     c as u32
                 );
             }
+        }
+    }
+
+    #[test]
+    fn bitmaps_equal_caseless() {
+        for u in (0..0x600).chain(0x1000..0x2000) {
+            let Some(c) = char::from_u32(u) else { continue };
+            let folds =
+                caseless::default_case_fold_str(c.encode_utf8(&mut [0; 4])) != c.to_string();
+            assert_eq!(has_folding(c), folds, "U+{u:04X}");
         }
     }
 

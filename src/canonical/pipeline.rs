@@ -252,6 +252,10 @@ impl<F: Form> Emitter<'_, F> {
         } else {
             F::normalize(kept, |c| changed |= push_folded(out, c));
         }
+        if !(changed || self.unit_dirty) {
+            // Clean text after a clean unit: the unit simply grows.
+            return;
+        }
         if head_is_safe::<F>(&self.out[start..]) {
             let start = if self.unit_dirty {
                 self.close_unit(start)
@@ -261,7 +265,7 @@ impl<F: Form> Emitter<'_, F> {
             self.unit_start = start;
             self.unit_dirty = changed;
         } else {
-            self.unit_dirty |= changed;
+            self.unit_dirty = true;
         }
     }
 

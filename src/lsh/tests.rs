@@ -250,6 +250,7 @@ fn full_index() -> LshIndex<1> {
 }
 
 #[test]
+#[cfg(feature = "std")] // catch_unwind
 fn full_index_errors_and_panics() {
     let mut idx = full_index();
     let n = idx.len();

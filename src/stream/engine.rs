@@ -169,12 +169,17 @@ impl Engine {
         tok.validate()?;
         let mut ks = Vec::new();
         let splittable = leaf(tok, &mut |k| ks.push(k)).is_some();
-        self.mode = Some(match SplitRules::new(canon) {
-            Some(rules) if splittable => {
+        let rules = if splittable {
+            SplitRules::new(canon)
+        } else {
+            None
+        };
+        self.mode = Some(match rules {
+            Some(rules) => {
                 self.stages = stages_for(&ks);
                 Mode::Split(Box::new(rules))
             }
-            _ => Mode::Buffered,
+            None => Mode::Buffered,
         });
         Ok(())
     }

@@ -40,15 +40,7 @@ impl SplitRules {
         if !canon.supports_split() {
             return None;
         }
-        let mut image = [None::<u8>; 128];
-        let mut buf = String::new();
-        for (b, slot) in (0u8..).zip(image.iter_mut()) {
-            let mut one = [0u8; 4];
-            canon.canonicalize_into(char::from(b).encode_utf8(&mut one), &mut buf);
-            if let [c] = buf.as_bytes() {
-                *slot = Some(*c);
-            }
-        }
+        let image = ascii_images(canon);
         let mut pairs = [0u128; 128];
         for (p, bits) in (0u8..).zip(pairs.iter_mut()) {
             if !p.is_ascii_whitespace() || image[usize::from(p)] != Some(p) {
@@ -95,6 +87,39 @@ impl SplitRules {
             prev: from.max(1) - 1,
         }
     }
+}
+
+/// The canonical form of each ASCII whitespace and printable character,
+/// when it is a single byte.
+///
+/// One call over all of them at once: on ASCII every stage is per code point
+/// (nothing is stripped, normalization is the identity, folding and the
+/// skeleton map characters one by one), so an all-ASCII output of the same
+/// length maps them position by position. Any other output (a stage that
+/// maps a character to several, or to non-ASCII) falls back to one call per
+/// character, which is ~100 times slower but assumes nothing.
+fn ascii_images(canon: &Canonicalizer) -> [Option<u8>; 128] {
+    let mut image = [None::<u8>; 128];
+    let all: String = (0u8..0x80)
+        .filter(|b| b.is_ascii_whitespace() || (0x21..0x7F).contains(b))
+        .map(char::from)
+        .collect();
+    let mut out = String::new();
+    canon.canonicalize_into(&all, &mut out);
+    if out.len() == all.len() && out.is_ascii() {
+        for (&from, &to) in all.as_bytes().iter().zip(out.as_bytes()) {
+            image[usize::from(from)] = Some(to);
+        }
+        return image;
+    }
+    for &b in all.as_bytes() {
+        let mut one = [0u8; 4];
+        canon.canonicalize_into(char::from(b).encode_utf8(&mut one), &mut out);
+        if let [c] = out.as_bytes() {
+            image[usize::from(b)] = Some(*c);
+        }
+    }
+    image
 }
 
 /// Two byte slices read as one: the retained text and the new chunk.
@@ -192,6 +217,39 @@ mod tests {
         // Past the end reads as 0xFF.
         let t = Joined { a: b"a", b: b"b" };
         assert_eq!((t.get(0), t.get(1), t.get(2)), (b'a', b'b', 0xFF));
+    }
+
+    /// The one-call shortcut gives the same images as one call per byte.
+    #[test]
+    fn ascii_images_match_per_character_canonicalization() {
+        let configs = [
+            CanonicalizerBuilder::default(),
+            CanonicalizerBuilder {
+                normalization: Normalization::None,
+                ..CanonicalizerBuilder::default()
+            },
+            CanonicalizerBuilder {
+                apply_confusable: true,
+                ..CanonicalizerBuilder::default()
+            },
+        ];
+        for cfg in configs {
+            let canon = Canonicalizer::new(cfg);
+            let images = ascii_images(&canon);
+            for b in 0u8..0x80 {
+                let one = canon.canonicalize(char::from(b).encode_utf8(&mut [0; 4]));
+                let want = match one.as_bytes() {
+                    [c] if b.is_ascii_whitespace() || (0x21..0x7F).contains(&b) => Some(*c),
+                    _ => None,
+                };
+                assert_eq!(
+                    images[usize::from(b)],
+                    want,
+                    "byte {b:#x} under {:?}",
+                    canon.config()
+                );
+            }
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use super::ascii_words::AsciiWords;
 use super::{StreamPlan, TokenStream, Tokenizer};
+use crate::canonical::split_safe;
 
 /// Words by the Unicode word-boundary rules (UAX #29), keeping only the
 /// segments that contain at least one alphabetic or numeric character.
@@ -43,11 +44,7 @@ impl Tokenizer for WordTokenizer {
     fn for_each_token(&self, input: &str, f: &mut dyn FnMut(&str)) {
         // Pure-ASCII text (most of any English corpus) takes a table-driven
         // path that is token-identical to UAX #29 on ASCII (property-tested).
-        if input.is_ascii() {
-            AsciiWords::new(input).for_each(|w| f(w));
-        } else {
-            input.unicode_words().for_each(|w| f(w));
-        }
+        for_each_word(input, f);
     }
 
     /// [`StreamPlan::Splittable`]: an ASCII whitespace character followed by
@@ -56,6 +53,39 @@ impl Tokenizer for WordTokenizer {
     /// changes no token.
     fn stream_plan(&self) -> StreamPlan<'_> {
         StreamPlan::Splittable
+    }
+}
+
+/// Words of `input`: ASCII stretches through [`AsciiWords`], the stretches
+/// around non-ASCII bytes through `unicode-segmentation`. The stretches meet
+/// only at [`split_safe`] points (ASCII whitespace, then a non-whitespace
+/// ASCII byte), where UAX #29 always breaks and no rule looks across, so the
+/// concatenated result equals `unicode_words` on the whole text.
+pub(crate) fn for_each_word(input: &str, f: &mut dyn FnMut(&str)) {
+    let b = input.as_bytes();
+    let mut pos = 0;
+    while pos < b.len() {
+        let Some(off) = b[pos..].iter().position(|&x| !x.is_ascii()) else {
+            AsciiWords::new(&input[pos..]).for_each(&mut *f);
+            return;
+        };
+        let first_non_ascii = pos + off;
+        // Back to the last split point at or before the non-ASCII byte...
+        let mut cut = first_non_ascii;
+        while cut > pos && !split_safe(b[cut - 1], b[cut]) {
+            cut -= 1;
+        }
+        if cut > pos {
+            AsciiWords::new(&input[pos..cut]).for_each(&mut *f);
+        }
+        // ...and forward to the first split point after it.
+        let mut end = first_non_ascii + 1;
+        while end < b.len() && !split_safe(b[end - 1], b[end]) {
+            end += 1;
+        }
+        // `cut` and `end` sit before ASCII bytes (or at the ends): char boundaries.
+        input[cut..end].unicode_words().for_each(&mut *f);
+        pos = end;
     }
 }
 
@@ -76,6 +106,21 @@ mod tests {
         let mut out = Vec::new();
         WordTokenizer.for_each_token(s, &mut |t| out.push(t.to_string()));
         out
+    }
+
+    proptest! {
+        #[test]
+        fn hybrid_equals_unicode_words(parts in proptest::collection::vec(
+            prop_oneof![
+                "[a-c0-2 .,:'_\n\t-]{0,12}",
+                "[\u{300}\u{200B}é中ﬁ’ \u{1F600}\u{200D}a.1]{0,6}",
+            ], 0..8)) {
+            let s: String = parts.concat();
+            let want: Vec<&str> = s.unicode_words().collect();
+            let mut got = Vec::new();
+            for_each_word(&s, &mut |t| got.push(t.to_string()));
+            prop_assert_eq!(got, want);
+        }
     }
 
     fn words_iter(s: &str) -> Vec<String> {

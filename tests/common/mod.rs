@@ -54,7 +54,9 @@ pub fn shared_file(rel: &str) -> Option<PathBuf> {
 }
 
 pub fn data_file(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 pub fn read_jsonl(path: &std::path::Path) -> Vec<serde_json::Value> {

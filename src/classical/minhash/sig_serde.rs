@@ -303,6 +303,174 @@ mod tests {
         }
     }
 
+    /// A non-human-readable serializer that records what it is given, to
+    /// check the binary shape without a binary-format dependency.
+    mod record {
+        use alloc::string::String;
+        use alloc::vec::Vec;
+        use serde::ser::{self, Impossible, Serialize, SerializeTuple};
+
+        #[derive(Default)]
+        pub struct Rec(pub Vec<String>);
+
+        #[derive(Debug)]
+        pub struct Unexpected;
+        impl core::fmt::Display for Unexpected {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("unexpected call")
+            }
+        }
+        impl core::error::Error for Unexpected {}
+        impl ser::Error for Unexpected {
+            fn custom<T: core::fmt::Display>(_: T) -> Self {
+                Unexpected
+            }
+        }
+
+        macro_rules! reject {
+            ($($name:ident($($t:ty),*)),* $(,)?) => {$(
+                fn $name(self, $(_: $t),*) -> Result<(), Unexpected> { Err(Unexpected) }
+            )*};
+        }
+
+        impl<'a> ser::Serializer for &'a mut Rec {
+            type Ok = ();
+            type Error = Unexpected;
+            type SerializeSeq = Impossible<(), Unexpected>;
+            type SerializeTuple = Self;
+            type SerializeTupleStruct = Impossible<(), Unexpected>;
+            type SerializeTupleVariant = Impossible<(), Unexpected>;
+            type SerializeMap = Impossible<(), Unexpected>;
+            type SerializeStruct = Impossible<(), Unexpected>;
+            type SerializeStructVariant = Impossible<(), Unexpected>;
+
+            fn is_human_readable(&self) -> bool {
+                false
+            }
+            fn serialize_u16(self, v: u16) -> Result<(), Unexpected> {
+                self.0.push(alloc::format!("u16 {v}"));
+                Ok(())
+            }
+            fn serialize_u64(self, v: u64) -> Result<(), Unexpected> {
+                self.0.push(alloc::format!("u64 {v}"));
+                Ok(())
+            }
+            fn serialize_tuple(self, len: usize) -> Result<Self, Unexpected> {
+                self.0.push(alloc::format!("tuple {len}"));
+                Ok(self)
+            }
+            reject!(
+                serialize_bool(bool),
+                serialize_i8(i8),
+                serialize_i16(i16),
+                serialize_i32(i32),
+                serialize_i64(i64),
+                serialize_u8(u8),
+                serialize_u32(u32),
+                serialize_f32(f32),
+                serialize_f64(f64),
+                serialize_char(char),
+                serialize_str(&str),
+                serialize_bytes(&[u8]),
+                serialize_none(),
+                serialize_unit(),
+                serialize_unit_struct(&'static str),
+                serialize_unit_variant(&'static str, u32, &'static str),
+            );
+            fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<(), Unexpected> {
+                Err(Unexpected)
+            }
+            fn serialize_newtype_struct<T: ?Sized + Serialize>(
+                self,
+                _: &'static str,
+                _: &T,
+            ) -> Result<(), Unexpected> {
+                Err(Unexpected)
+            }
+            fn serialize_newtype_variant<T: ?Sized + Serialize>(
+                self,
+                _: &'static str,
+                _: u32,
+                _: &'static str,
+                _: &T,
+            ) -> Result<(), Unexpected> {
+                Err(Unexpected)
+            }
+            fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Unexpected> {
+                Err(Unexpected)
+            }
+            fn serialize_tuple_struct(
+                self,
+                _: &'static str,
+                _: usize,
+            ) -> Result<Self::SerializeTupleStruct, Unexpected> {
+                Err(Unexpected)
+            }
+            fn serialize_tuple_variant(
+                self,
+                _: &'static str,
+                _: u32,
+                _: &'static str,
+                _: usize,
+            ) -> Result<Self::SerializeTupleVariant, Unexpected> {
+                Err(Unexpected)
+            }
+            fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Unexpected> {
+                Err(Unexpected)
+            }
+            fn serialize_struct(
+                self,
+                _: &'static str,
+                _: usize,
+            ) -> Result<Self::SerializeStruct, Unexpected> {
+                Err(Unexpected)
+            }
+            fn serialize_struct_variant(
+                self,
+                _: &'static str,
+                _: u32,
+                _: &'static str,
+                _: usize,
+            ) -> Result<Self::SerializeStructVariant, Unexpected> {
+                Err(Unexpected)
+            }
+        }
+
+        impl SerializeTuple for &mut Rec {
+            type Ok = ();
+            type Error = Unexpected;
+            fn serialize_element<T: ?Sized + Serialize>(
+                &mut self,
+                v: &T,
+            ) -> Result<(), Unexpected> {
+                v.serialize(&mut **self)
+            }
+            fn end(self) -> Result<(), Unexpected> {
+                self.0.push("end".into());
+                Ok(())
+            }
+        }
+    }
+
+    #[test]
+    fn binary_serialization_is_a_tuple_of_1_plus_h() {
+        let mut rec = record::Rec::default();
+        sig2().serialize(&mut rec).unwrap();
+        assert_eq!(
+            rec.0,
+            [
+                "tuple 3",
+                "u16 1",
+                "u64 1",
+                "u64 18446744073709551615",
+                "end"
+            ]
+        );
+        let mut rec = record::Rec::default();
+        MinHashSig::<0>::empty().serialize(&mut rec).unwrap();
+        assert_eq!(rec.0, ["tuple 1", "u16 1", "end"]);
+    }
+
     #[test]
     fn binary_path_is_a_tuple() {
         use binary::Compact;
