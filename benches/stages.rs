@@ -21,7 +21,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use txtfp::{
     Canonicalizer, Fingerprinter, HashFamily, LshIndex, LshIndexBuilder, MinHashFingerprinter,
     MinHashSig, MinHashStreaming, ShingleTokenizer, SimHash64, SimHashFingerprinter,
@@ -33,6 +33,9 @@ use txtfp::{
 const SET_BYTES: usize = 512 * 1024;
 
 /// Chunk size of the streaming benchmark (a typical read buffer).
+///
+/// Groups whose iteration takes milliseconds use flat sampling (the same
+/// iteration count in every sample), so 20 samples fit the 3 s budget.
 const STREAM_CHUNK: usize = 4096;
 
 type Shingle5 = ShingleTokenizer<WordTokenizer>;
@@ -239,6 +242,7 @@ fn tokenize(c: &mut Criterion, corpus: &Corpus) {
     // Tokenizers read canonical text; canonicalize once, outside the timing.
     let canonical: Vec<String> = corpus.mix.iter().map(|d| canon.canonicalize(d)).collect();
     let mut g = c.benchmark_group("tokenize");
+    g.sampling_mode(SamplingMode::Flat);
     g.throughput(Throughput::Bytes(bytes(&corpus.mix)));
     fn count_tokens(tok: &dyn Tokenizer, docs: &[String]) -> usize {
         let mut n = 0;
@@ -257,6 +261,7 @@ fn tokenize(c: &mut Criterion, corpus: &Corpus) {
 
 fn minhash(c: &mut Criterion, corpus: &Corpus) {
     let mut g = c.benchmark_group("minhash");
+    g.sampling_mode(SamplingMode::Flat);
     g.throughput(Throughput::Bytes(bytes(&corpus.mix)));
     for (name, family) in [
         ("k5_h128_xxh3", HashFamily::Xxh3_64),
@@ -282,6 +287,7 @@ fn minhash(c: &mut Criterion, corpus: &Corpus) {
 
 fn simhash(c: &mut Criterion, corpus: &Corpus) {
     let mut g = c.benchmark_group("simhash");
+    g.sampling_mode(SamplingMode::Flat);
     g.throughput(Throughput::Bytes(bytes(&corpus.mix)));
     for (name, weighting) in [
         ("word_tf", Weighting::Tf),
@@ -308,6 +314,7 @@ fn simhash(c: &mut Criterion, corpus: &Corpus) {
 fn streaming(c: &mut Criterion, corpus: &Corpus) {
     let fp = MinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), shingle5());
     let mut g = c.benchmark_group("streaming");
+    g.sampling_mode(SamplingMode::Flat);
     g.throughput(Throughput::Bytes(bytes(&corpus.mix)));
     g.bench_function("minhash_k5_h128_4k_chunks", |b| {
         b.iter(|| {
@@ -386,6 +393,7 @@ fn lsh(c: &mut Criterion, corpus: &Corpus) {
     }
 
     let mut g = c.benchmark_group("lsh_b32_r4");
+    g.sampling_mode(SamplingMode::Flat);
     g.throughput(Throughput::Elements(sigs.len() as u64));
     g.bench_function("insert", |b| {
         b.iter_batched(

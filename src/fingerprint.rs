@@ -102,6 +102,8 @@ impl FingerprintMetadata {
 /// assert_eq!(f.metadata().byte_size, 8);
 /// ```
 #[cfg(any(feature = "minhash", feature = "simhash"))]
+// The MinHash variant is 1 KiB; boxing it would change the 0.3.2 API.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]

@@ -309,9 +309,10 @@ fn check_minhash<const H: usize>(bytes: &[u8]) {
         }
         Err(e) => {
             assert_eq!(via_try.err().map(|e| e.to_string()), Some(e.to_string()));
-            assert_eq!(
-                bytes.len() == 8 + 8 * H && bytes[..2] == [1, 0] && bytes[2..8] == [0; 6],
-                false,
+            let well_formed =
+                bytes.len() == 8 + 8 * H && bytes[..2] == [1, 0] && bytes[2..8] == [0; 6];
+            assert!(
+                !well_formed,
                 "a well-formed MinHashSig<{H}> was rejected: {e}"
             );
         }

@@ -91,7 +91,7 @@ fn bit(table: &[u64], u: u32) -> bool {
 
 /// Whether `c` may have a folding (exact below U+2000, a range filter above).
 #[inline]
-fn has_folding(c: char) -> bool {
+pub(super) fn has_folding(c: char) -> bool {
     let u = c as u32;
     match u {
         0..0x600 => bit(&FOLDS_0000, u),

@@ -62,6 +62,7 @@ use crate::{Error, Result};
 
 mod fold;
 mod pipeline;
+mod quick;
 mod strip;
 mod versions;
 
@@ -69,6 +70,8 @@ mod versions;
 mod proptests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vectors;
 
 pub use versions::{UnicodeVersions, unicode_versions};
 

@@ -28,17 +28,22 @@
 //!   non-ASCII one is kept back, because a combining mark after it composes
 //!   with it (`e` + U+0301 → `é`).
 //!
+//! What keeps it fast on non-ASCII text: the letters of the common scripts
+//! are recognised as safe without the quick-check tables (`quick.rs`),
+//! folding skips the table search for code points without a folding
+//! (`fold.rs`), and stretches that neither strip nor fold changes are copied
+//! as whole slices.
+//!
 //! The output is byte-identical to the staged pipeline; the property tests
 //! in `proptests.rs` compare the two on random text under every
 //! configuration.
 
 use alloc::string::String;
-use core::iter;
 
 use unicode_normalization::char::canonical_combining_class;
-use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick, is_nfkc_quick};
 
-use super::fold::push_folded;
+use super::fold::{has_folding, push_folded};
+use super::quick::{Form, Nfc, Nfkc, head_is_safe, known_safe, quick_str};
 use super::strip::StripSet;
 use super::{CanonicalizerBuilder, CaseFold, Normalization};
 
@@ -64,6 +69,11 @@ impl Core {
 
     /// Appends the canonical form of `input` (without the skeleton) to `out`.
     pub(super) fn run(self, input: &str, out: &mut String) {
+        if input.is_ascii() {
+            // Every stage but folding is the identity on ASCII (spec §2.6).
+            push_ascii(out, input, self.fold);
+            return;
+        }
         out.reserve(input.len());
         match self.form {
             Normalization::None => self.run_unnormalized(input, out),
@@ -87,18 +97,14 @@ impl Core {
                 i += ascii;
                 continue;
             }
-            let Some(c) = input[i..].chars().next() else {
-                break;
-            };
-            i += c.len_utf8();
-            if self.strip.contains(c) {
-                continue;
-            }
-            if self.fold {
-                push_folded(out, c);
-            } else {
-                out.push(c);
-            }
+            // A non-ASCII stretch, up to the next ASCII byte (always a
+            // character boundary).
+            let end = bytes[i..]
+                .iter()
+                .position(u8::is_ascii)
+                .map_or(bytes.len(), |n| i + n);
+            copy_folded(out, &input[i..end], self.strip, self.fold);
+            i = end;
         }
     }
 
@@ -144,8 +150,11 @@ impl Core {
                 i = next;
                 continue;
             }
-            let ccc = canonical_combining_class(c);
-            let yes = F::quick_char(c);
+            let (ccc, yes) = if known_safe(c) {
+                (0, true)
+            } else {
+                (canonical_combining_class(c), F::quick_char(c))
+            };
             let safe = ccc == 0 && yes;
             match pending.as_mut() {
                 Some(p) if !safe => p.absorb(ccc, yes),
@@ -234,23 +243,23 @@ impl<F: Form> Emitter<'_, F> {
             return;
         }
         let start = self.out.len();
-        let strip = self.core.strip;
-        let kept = text.chars().filter(move |&c| !strip.contains(c));
-        if !self.core.fold {
-            // No folding, no second normalization: the text is final.
-            if already_normalized {
-                kept.for_each(|c| self.out.push(c));
-            } else {
-                F::normalize(kept, |c| self.out.push(c));
-            }
-            return;
-        }
-        let mut changed = false;
+        let (strip, fold) = (self.core.strip, self.core.fold);
         let out = &mut *self.out;
-        if already_normalized {
-            kept.for_each(|c| changed |= push_folded(out, c));
+        let changed = if already_normalized {
+            copy_folded(out, text, strip, fold)
         } else {
-            F::normalize(kept, |c| changed |= push_folded(out, c));
+            let mut changed = false;
+            let kept = text.chars().filter(move |&c| !strip.contains(c));
+            if fold {
+                F::normalize(kept, |c| changed |= push_folded(out, c));
+            } else {
+                F::normalize(kept, |c| out.push(c));
+            }
+            changed
+        };
+        if !fold {
+            // No folding, no second normalization: the text is final.
+            return;
         }
         if !(changed || self.unit_dirty) {
             // Clean text after a clean unit: the unit simply grows.
@@ -292,7 +301,7 @@ impl<F: Form> Emitter<'_, F> {
     /// position of `end`.
     fn close_unit(&mut self, end: usize) -> usize {
         let unit = &self.out[self.unit_start..end];
-        if F::quick_str(unit) {
+        if quick_str::<F>(unit) {
             return end;
         }
         let scratch = &mut self.scratch;
@@ -306,13 +315,26 @@ impl<F: Form> Emitter<'_, F> {
     }
 }
 
-/// Whether the first code point of `s` is safe (see the module docs).
-fn head_is_safe<F: Form>(s: &str) -> bool {
-    match s.chars().next() {
-        Some(c) if c.is_ascii() => true,
-        Some(c) => canonical_combining_class(c) == 0 && F::quick_char(c),
-        None => false,
+/// Appends `text` without the stripped code points and, when `fold`,
+/// case-folded; reports whether folding changed anything. Stretches that
+/// need neither are copied as whole slices.
+fn copy_folded(out: &mut String, text: &str, strip: StripSet, fold: bool) -> bool {
+    let mut changed = false;
+    let mut from = 0;
+    for (i, c) in text.char_indices() {
+        let stripped = strip.contains(c);
+        let folds = fold && has_folding(c);
+        if !(stripped || folds) {
+            continue;
+        }
+        out.push_str(&text[from..i]);
+        from = i + c.len_utf8();
+        if !stripped {
+            changed |= push_folded(out, c);
+        }
     }
+    out.push_str(&text[from..]);
+    changed
 }
 
 /// Length of the longest all-ASCII prefix of `bytes`.
@@ -320,14 +342,17 @@ fn head_is_safe<F: Form>(s: &str) -> bool {
 pub(super) fn ascii_prefix_len(bytes: &[u8]) -> usize {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut n = 0;
-    for chunk in bytes.chunks_exact(8) {
-        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+    for chunk in bytes.chunks_exact(16) {
+        let (Ok(a), Ok(b)) = (
+            <[u8; 8]>::try_from(&chunk[..8]),
+            <[u8; 8]>::try_from(&chunk[8..]),
+        ) else {
             break;
         };
-        if u64::from_ne_bytes(word) & HIGH != 0 {
+        if (u64::from_ne_bytes(a) | u64::from_ne_bytes(b)) & HIGH != 0 {
             break;
         }
-        n += 8;
+        n += 16;
     }
     n + bytes[n..].iter().take_while(|b| b.is_ascii()).count()
 }
@@ -342,43 +367,18 @@ fn push_ascii(out: &mut String, text: &str, fold: bool) {
     }
 }
 
-/// One normalization form, so the pass is compiled once per form.
-pub(super) trait Form {
-    /// The code point's quick-check value is `Yes`.
-    fn quick_char(c: char) -> bool;
-    /// The quick check of the whole string is `Yes`.
-    fn quick_str(s: &str) -> bool;
-    /// Feeds the normalization of `chars` to `f`.
-    fn normalize<I: Iterator<Item = char>>(chars: I, f: impl FnMut(char));
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Canonical composition.
-pub(super) struct Nfc;
-/// Compatibility composition.
-pub(super) struct Nfkc;
-
-impl Form for Nfc {
-    #[inline]
-    fn quick_char(c: char) -> bool {
-        is_nfc_quick(iter::once(c)) == IsNormalized::Yes
-    }
-    fn quick_str(s: &str) -> bool {
-        is_nfc_quick(s.chars()) == IsNormalized::Yes
-    }
-    fn normalize<I: Iterator<Item = char>>(chars: I, f: impl FnMut(char)) {
-        chars.nfc().for_each(f)
-    }
-}
-
-impl Form for Nfkc {
-    #[inline]
-    fn quick_char(c: char) -> bool {
-        is_nfkc_quick(iter::once(c)) == IsNormalized::Yes
-    }
-    fn quick_str(s: &str) -> bool {
-        is_nfkc_quick(s.chars()) == IsNormalized::Yes
-    }
-    fn normalize<I: Iterator<Item = char>>(chars: I, f: impl FnMut(char)) {
-        chars.nfkc().for_each(f)
+    #[test]
+    fn ascii_prefix_len_counts_leading_ascii() {
+        let s = "0123456789abcdefghijklmnopqrstuvwxyz0123\u{e9}xyz";
+        for start in 0..=40 {
+            assert_eq!(ascii_prefix_len(&s.as_bytes()[start..]), 40 - start);
+        }
+        assert_eq!(ascii_prefix_len(b""), 0);
+        assert_eq!(ascii_prefix_len("\u{e9}".as_bytes()), 0);
+        assert_eq!(ascii_prefix_len(b"abcdefgh"), 8);
     }
 }

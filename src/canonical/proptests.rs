@@ -194,6 +194,14 @@ proptest! {
         prop_assert_eq!(whole, c.canonicalize(&left) + &c.canonicalize(&right), "config {:?}", b);
     }
 
+    /// `pipeline::quick_str` is UAX #15's quick check with a shortcut.
+    #[test]
+    fn quick_check_shortcut_is_exact(s in interesting_string()) {
+        use super::quick::{Nfc, Nfkc, quick_str};
+        prop_assert_eq!(quick_str::<Nfc>(&s), is_nfc_quick(s.chars()) == IsNormalized::Yes);
+        prop_assert_eq!(quick_str::<Nfkc>(&s), is_nfkc_quick(s.chars()) == IsNormalized::Yes);
+    }
+
     #[test]
     fn idempotent_default(s in interesting_string()) {
         let once = canonicalize(&s);

@@ -24,56 +24,79 @@
 
 use alloc::string::String;
 
-use crate::canonical::{Canonicalizer, split_safe};
+use crate::canonical::{Canonicalizer, CanonicalizerBuilder, split_safe};
+
+/// The ASCII whitespace bytes (as `u8::is_ascii_whitespace`) that may end
+/// the text before a split, in the order of `SplitRules::pairs`.
+const SPLIT_WS: [u8; 5] = [b'\t', b'\n', 0x0C, b'\r', b' '];
+
+/// Bits 0x21..=0x7E: every printable non-space ASCII byte.
+const PRINTABLE: u128 = (1 << 0x7F) - (1 << 0x21);
+
+fn ws_slot(b: u8) -> Option<usize> {
+    SPLIT_WS.iter().position(|&w| w == b)
+}
 
 /// Split-point test for one canonicalizer configuration.
 pub(crate) struct SplitRules {
-    /// Bit `n` of `pairs[p]`: a split may fall between ASCII bytes `p` and `n`
-    /// (conditions 1 and 2 above, without the look at `raw[j+1]`).
-    pairs: [u128; 128],
+    /// Bit `n` of `pairs[i]`: a split may fall between `SPLIT_WS[i]` and the
+    /// ASCII byte `n` (conditions 1 and 2 above, without the look at
+    /// `raw[j+1]`).
+    pairs: [u128; 5],
 }
 
 impl SplitRules {
     /// Rules for `canon`, or `None` when that configuration never allows a
-    /// split (the stream is then buffered whole).
+    /// split (the stream is then buffered whole). Runs once per stream
+    /// (`reset` keeps the result): free for the default configuration,
+    /// about a microsecond for others.
     pub(crate) fn new(canon: &Canonicalizer) -> Option<Self> {
         if !canon.supports_split() {
             return None;
         }
+        if *canon.config() == CanonicalizerBuilder::default() {
+            // Precomputed: the per-stream derivation below costs about a
+            // microsecond. `default_rules_are_derived` recomputes them.
+            return Some(SplitRules {
+                pairs: [PRINTABLE; 5],
+            });
+        }
+        Some(Self::derive(canon)).filter(|r| r.pairs.iter().any(|&b| b != 0))
+    }
+
+    /// The rules worked out from what `canon` does to each ASCII byte.
+    fn derive(canon: &Canonicalizer) -> Self {
         let image = ascii_images(canon);
-        let mut pairs = [0u128; 128];
-        for (p, bits) in (0u8..).zip(pairs.iter_mut()) {
-            if !p.is_ascii_whitespace() || image[usize::from(p)] != Some(p) {
+        // Printable bytes whose canonical form is one printable byte.
+        let mut landing = 0u128;
+        for n in 0x21u8..0x7F {
+            if image[usize::from(n)].is_some_and(|c| (0x21..0x7F).contains(&c)) {
+                landing |= 1 << n;
+            }
+        }
+        let mut pairs = [0u128; 5];
+        for (bits, &p) in pairs.iter_mut().zip(&SPLIT_WS) {
+            if image[usize::from(p)] != Some(p) {
                 continue;
             }
             for n in 0x21u8..0x7F {
-                let lands_printable =
-                    image[usize::from(n)].is_some_and(|c| (0x21..0x7F).contains(&c));
-                if lands_printable && split_safe(p, n) {
-                    *bits |= 1u128 << n;
+                if split_safe(p, n) {
+                    *bits |= 1 << n;
                 }
             }
+            *bits &= landing;
         }
-        pairs
-            .iter()
-            .any(|&b| b != 0)
-            .then_some(SplitRules { pairs })
+        SplitRules { pairs }
     }
 
     /// Whether a split between `prev` and `next` is possible, whatever
     /// follows `next`.
     #[inline]
     pub(crate) fn pair(&self, prev: u8, next: u8) -> bool {
-        match self.pairs.get(usize::from(prev)) {
-            Some(bits) => next < 0x80 && bits >> next & 1 == 1,
+        match ws_slot(prev) {
+            Some(i) => next < 0x80 && self.pairs[i] >> next & 1 == 1,
             None => false,
         }
-    }
-
-    /// Whether `prev` can start a split pair at all (the scan's quick filter).
-    #[inline]
-    fn opens(&self, prev: u8) -> bool {
-        self.pairs.get(usize::from(prev)).is_some_and(|&b| b != 0)
     }
 
     /// The split points `j` with `from <= j` and `j + 1 < text.len()`, in
@@ -89,6 +112,24 @@ impl SplitRules {
     }
 }
 
+/// The bytes whose canonical images [`ascii_images`] computes: the split
+/// whitespace, then every printable ASCII character.
+const IMAGED: [u8; 99] = {
+    let mut all = [0u8; 99];
+    let mut i = 0;
+    while i < SPLIT_WS.len() {
+        all[i] = SPLIT_WS[i];
+        i += 1;
+    }
+    let mut b = 0x21u8;
+    while b < 0x7F {
+        all[i] = b;
+        i += 1;
+        b += 1;
+    }
+    all
+};
+
 /// The canonical form of each ASCII whitespace and printable character,
 /// when it is a single byte.
 ///
@@ -100,12 +141,10 @@ impl SplitRules {
 /// character, which is ~100 times slower but assumes nothing.
 fn ascii_images(canon: &Canonicalizer) -> [Option<u8>; 128] {
     let mut image = [None::<u8>; 128];
-    let all: String = (0u8..0x80)
-        .filter(|b| b.is_ascii_whitespace() || (0x21..0x7F).contains(b))
-        .map(char::from)
-        .collect();
+    let bytes = IMAGED;
+    let all = core::str::from_utf8(&bytes).unwrap_or_default();
     let mut out = String::new();
-    canon.canonicalize_into(&all, &mut out);
+    canon.canonicalize_into(all, &mut out);
     if out.len() == all.len() && out.is_ascii() {
         for (&from, &to) in all.as_bytes().iter().zip(out.as_bytes()) {
             image[usize::from(from)] = Some(to);
@@ -160,9 +199,8 @@ impl Iterator for Splits<'_, '_> {
             let i = self.prev;
             self.prev += 1;
             let p = self.text.get(i);
-            if self.rules.opens(p)
-                && self.rules.pair(p, self.text.get(i + 1))
-                && self.text.get(i + 2) < 0x80
+            // `p` is almost never whitespace: test that first.
+            if p <= b' ' && self.rules.pair(p, self.text.get(i + 1)) && self.text.get(i + 2) < 0x80
             {
                 return Some(i + 1);
             }
@@ -174,7 +212,7 @@ impl Iterator for Splits<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::canonical::{CanonicalizerBuilder, Normalization};
+    use crate::canonical::Normalization;
     use alloc::vec::Vec;
 
     fn splits(rules: &SplitRules, a: &str, b: &str, from: usize) -> Vec<usize> {
@@ -217,6 +255,15 @@ mod tests {
         // Past the end reads as 0xFF.
         let t = Joined { a: b"a", b: b"b" };
         assert_eq!((t.get(0), t.get(1), t.get(2)), (b'a', b'b', 0xFF));
+    }
+
+    #[test]
+    fn default_rules_are_derived() {
+        let canon = Canonicalizer::default();
+        let fast = SplitRules::new(&canon).expect("default splits");
+        assert_eq!(fast.pairs, SplitRules::derive(&canon).pairs);
+        assert_eq!(PRINTABLE.count_ones(), 94);
+        assert_eq!(PRINTABLE.trailing_zeros(), 0x21);
     }
 
     /// The one-call shortcut gives the same images as one call per byte.

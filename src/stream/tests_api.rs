@@ -409,6 +409,11 @@ fn streams_are_send_sync_and_debug() {
         WordTokenizer,
     ));
     send_sync(&h);
+    assert_eq!(
+        h.max_bytes(),
+        crate::classical::minhash::DEFAULT_MAX_BUFFER_BYTES
+    );
+    assert_eq!(s.max_bytes(), super::DEFAULT_MAX_BYTES);
     let d = format!("{s:?} {h:?}");
     assert!(
         d.contains("MinHashStreaming") && d.contains("max_bytes: 16777216"),

@@ -8,34 +8,33 @@
 //! digit are dropped, exactly as `unicode_words` does. A property test
 //! compares this with `unicode-segmentation` on random ASCII text.
 
-/// Character classes that matter for ASCII word boundaries.
-const OTHER: u8 = 0;
-const LETTER: u8 = 1;
-const DIGIT: u8 = 2;
-const UNDERSCORE: u8 = 3;
-/// `:` — MidLetter: joins letters only.
-const MID_LETTER: u8 = 4;
-/// `.` and `'` — MidNumLet / Single_Quote: join letters or digits.
-const MID_BOTH: u8 = 5;
-/// `,` and `;` — MidNum: joins digits only.
-const MID_NUM: u8 = 6;
+/// Character-class bits for ASCII word boundaries (0 for non-ASCII bytes,
+/// which the caller never passes).
+const WORD: u8 = 1; // letter, digit or `_`: joins its neighbours of this kind
+const ALNUM: u8 = 2; // letter or digit: a segment needs one to be a word
+const LETTER: u8 = 4;
+const DIGIT: u8 = 8;
+/// `:` `.` `'` join two letters (MidLetter, MidNumLet, Single_Quote).
+const MID_LETTERS: u8 = 16;
+/// `,` `;` `.` `'` join two digits (MidNum, MidNumLet, Single_Quote).
+const MID_DIGITS: u8 = 32;
 
-const CLASS: [u8; 128] = {
-    let mut t = [OTHER; 128];
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
     let mut c = 0;
     while c < 128 {
         let b = c as u8;
         t[c] = if b.is_ascii_alphabetic() {
-            LETTER
+            WORD | ALNUM | LETTER
         } else if b.is_ascii_digit() {
-            DIGIT
+            WORD | ALNUM | DIGIT
         } else {
             match b {
-                b'_' => UNDERSCORE,
-                b':' => MID_LETTER,
-                b'.' | b'\'' => MID_BOTH,
-                b',' | b';' => MID_NUM,
-                _ => OTHER,
+                b'_' => WORD,
+                b':' => MID_LETTERS,
+                b'.' | b'\'' => MID_LETTERS | MID_DIGITS,
+                b',' | b';' => MID_DIGITS,
+                _ => 0,
             }
         };
         c += 1;
@@ -43,28 +42,11 @@ const CLASS: [u8; 128] = {
     t
 };
 
-#[inline]
-fn class(bytes: &[u8], i: usize) -> u8 {
-    match bytes.get(i) {
-        Some(&b) if b < 128 => CLASS[b as usize],
-        _ => OTHER,
-    }
-}
-
-#[inline]
-fn is_word_char(c: u8) -> bool {
-    matches!(c, LETTER | DIGIT | UNDERSCORE)
-}
-
-/// Does a mid character of class `mid` join `left` and `right`?
+/// Does the mid character `mid` join `left` and `right`?
 #[inline]
 fn mid_joins(left: u8, mid: u8, right: u8) -> bool {
-    match mid {
-        MID_LETTER => left == LETTER && right == LETTER,
-        MID_BOTH => (left == LETTER && right == LETTER) || (left == DIGIT && right == DIGIT),
-        MID_NUM => left == DIGIT && right == DIGIT,
-        _ => false,
-    }
+    (mid & MID_LETTERS != 0 && left & right & LETTER != 0)
+        || (mid & MID_DIGITS != 0 && left & right & DIGIT != 0)
 }
 
 /// The UAX #29 words of `s`, which must be ASCII (the caller checks).
@@ -83,38 +65,48 @@ impl<'a> AsciiWords<'a> {
 impl<'a> Iterator for AsciiWords<'a> {
     type Item = &'a str;
 
+    #[inline]
     fn next(&mut self) -> Option<&'a str> {
         let b = self.s.as_bytes();
+        let n = b.len();
+        let mut i = self.pos;
         loop {
             // Skip to the next word character.
-            let mut i = self.pos;
-            while i < b.len() && !is_word_char(class(b, i)) {
+            while i < n && CLASS[b[i] as usize] & WORD == 0 {
                 i += 1;
             }
-            if i >= b.len() {
-                self.pos = b.len();
+            if i >= n {
+                self.pos = n;
                 return None;
             }
             let start = i;
-            let mut alnum = false;
+            let mut seen = 0u8;
             loop {
-                let c = class(b, i);
-                if is_word_char(c) {
-                    alnum |= c != UNDERSCORE;
+                while i < n {
+                    let c = CLASS[b[i] as usize];
+                    if c & WORD == 0 {
+                        break;
+                    }
+                    seen |= c;
                     i += 1;
-                    continue;
                 }
                 // A mid character continues the word only between two
-                // letters or two digits.
-                if i > start && mid_joins(class(b, i - 1), c, class(b, i + 1)) {
+                // letters or two digits (`i > start`: a word char precedes).
+                if i + 1 < n
+                    && mid_joins(
+                        CLASS[b[i - 1] as usize],
+                        CLASS[b[i] as usize],
+                        CLASS[b[i + 1] as usize],
+                    )
+                {
                     i += 2;
-                    alnum = true;
+                    seen |= ALNUM;
                     continue;
                 }
                 break;
             }
             self.pos = i;
-            if alnum {
+            if seen & ALNUM != 0 {
                 // All bytes are ASCII, so any index is a char boundary.
                 return self.s.get(start..i);
             }

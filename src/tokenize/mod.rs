@@ -11,6 +11,7 @@ use alloc::string::String;
 use crate::Result;
 
 mod ascii_words;
+pub(crate) mod fused;
 mod grapheme;
 mod shingle;
 mod word;
@@ -66,6 +67,18 @@ pub enum StreamPlan<'a> {
     Buffered,
 }
 
+/// Which built-in tokenizer a [`Tokenizer`] is, for crate-internal fused
+/// fast paths. Not part of the stable API: implementors keep the default.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Builtin {
+    /// Not a built-in tokenizer (or one without a fused path).
+    Other,
+    /// Exactly [`WordTokenizer`]'s tokens.
+    Words,
+}
+
 /// A tokenizer: canonical text in, tokens out.
 ///
 /// ```
@@ -102,6 +115,13 @@ pub trait Tokenizer: Send + Sync {
     fn stream_plan(&self) -> StreamPlan<'_> {
         StreamPlan::Buffered
     }
+
+    /// Crate-internal: lets sketches take a fused path for built-in
+    /// tokenizers. Keep the default in your own tokenizers.
+    #[doc(hidden)]
+    fn builtin(&self) -> Builtin {
+        Builtin::Other
+    }
 }
 
 impl<T: Tokenizer + ?Sized> Tokenizer for &T {
@@ -120,6 +140,9 @@ impl<T: Tokenizer + ?Sized> Tokenizer for &T {
     fn stream_plan(&self) -> StreamPlan<'_> {
         (**self).stream_plan()
     }
+    fn builtin(&self) -> Builtin {
+        (**self).builtin()
+    }
 }
 
 impl<T: Tokenizer + ?Sized> Tokenizer for Box<T> {
@@ -137,5 +160,8 @@ impl<T: Tokenizer + ?Sized> Tokenizer for Box<T> {
     }
     fn stream_plan(&self) -> StreamPlan<'_> {
         (**self).stream_plan()
+    }
+    fn builtin(&self) -> Builtin {
+        (**self).builtin()
     }
 }

@@ -54,6 +54,10 @@ impl Tokenizer for WordTokenizer {
     fn stream_plan(&self) -> StreamPlan<'_> {
         StreamPlan::Splittable
     }
+
+    fn builtin(&self) -> super::Builtin {
+        super::Builtin::Words
+    }
 }
 
 /// Words of `input`: ASCII stretches through [`AsciiWords`], the stretches
@@ -61,12 +65,12 @@ impl Tokenizer for WordTokenizer {
 /// only at [`split_safe`] points (ASCII whitespace, then a non-whitespace
 /// ASCII byte), where UAX #29 always breaks and no rule looks across, so the
 /// concatenated result equals `unicode_words` on the whole text.
-pub(crate) fn for_each_word(input: &str, f: &mut dyn FnMut(&str)) {
+pub(crate) fn for_each_word<F: FnMut(&str)>(input: &str, mut f: F) {
     let b = input.as_bytes();
     let mut pos = 0;
     while pos < b.len() {
         let Some(off) = b[pos..].iter().position(|&x| !x.is_ascii()) else {
-            AsciiWords::new(&input[pos..]).for_each(&mut *f);
+            AsciiWords::new(&input[pos..]).for_each(&mut f);
             return;
         };
         let first_non_ascii = pos + off;
@@ -76,7 +80,7 @@ pub(crate) fn for_each_word(input: &str, f: &mut dyn FnMut(&str)) {
             cut -= 1;
         }
         if cut > pos {
-            AsciiWords::new(&input[pos..cut]).for_each(&mut *f);
+            AsciiWords::new(&input[pos..cut]).for_each(&mut f);
         }
         // ...and forward to the first split point after it.
         let mut end = first_non_ascii + 1;
@@ -84,7 +88,7 @@ pub(crate) fn for_each_word(input: &str, f: &mut dyn FnMut(&str)) {
             end += 1;
         }
         // `cut` and `end` sit before ASCII bytes (or at the ends): char boundaries.
-        input[cut..end].unicode_words().for_each(&mut *f);
+        input[cut..end].unicode_words().for_each(&mut f);
         pos = end;
     }
 }
@@ -118,7 +122,7 @@ mod tests {
             let s: String = parts.concat();
             let want: Vec<&str> = s.unicode_words().collect();
             let mut got = Vec::new();
-            for_each_word(&s, &mut |t| got.push(t.to_string()));
+            for_each_word(&s, |t: &str| got.push(t.to_string()));
             prop_assert_eq!(got, want);
         }
     }

@@ -140,7 +140,7 @@ impl<T: Tokenizer, const H: usize> MinHashFingerprinter<T, H> {
         }
         self.canon.canonicalize_into(input, buf);
         let mut sketch = self.sketch();
-        self.tok.for_each_token(buf, &mut |t| sketch.push(t));
+        crate::tokenize::fused::for_each_token(&self.tok, buf, |t| sketch.push(t));
         sketch.finish()
     }
 
@@ -232,7 +232,13 @@ pub(crate) struct MinHashSketch<const H: usize> {
     // Detected once per sketch rather than once per token.
     kernel: Kernel,
     any: bool,
+    /// Token hashes not yet folded into `slots` (see [`Kernel::update_batch`]).
+    pending: [(u64, u64); BATCH],
+    npending: usize,
 }
+
+/// Tokens hashed before their slot updates run as one batch.
+const BATCH: usize = 32;
 
 impl<const H: usize> MinHashSketch<H> {
     pub(crate) fn new(family: HashFamily, seed: u64) -> Self {
@@ -246,7 +252,15 @@ impl<const H: usize> MinHashSketch<H> {
             seed,
             kernel,
             any: false,
+            pending: [(0, 0); BATCH],
+            npending: 0,
         }
+    }
+
+    fn flush(&mut self) {
+        self.kernel
+            .update_batch(&mut self.slots, &self.pending[..self.npending]);
+        self.npending = 0;
     }
 }
 
@@ -256,11 +270,15 @@ impl<const H: usize> TokenSketch for MinHashSketch<H> {
     #[inline]
     fn push(&mut self, token: &str) {
         self.any = true;
-        let (lo, hi) = self.family.hash128(token.as_bytes(), self.seed);
-        self.kernel.update_slots(&mut self.slots, lo, hi);
+        self.pending[self.npending] = self.family.hash128(token.as_bytes(), self.seed);
+        self.npending += 1;
+        if self.npending == BATCH {
+            self.flush();
+        }
     }
 
-    fn finish(self) -> Result<MinHashSig<H>> {
+    fn finish(mut self) -> Result<MinHashSig<H>> {
+        self.flush();
         if !self.any {
             return Err(empty_document());
         }

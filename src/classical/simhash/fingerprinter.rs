@@ -194,7 +194,7 @@ impl<T: Tokenizer> SimHashFingerprinter<T> {
         }
         self.canonicalizer.canonicalize_into(input, buf);
         let mut sketch = self.sketch();
-        self.tokenizer.for_each_token(buf, &mut |t| sketch.push(t));
+        crate::tokenize::fused::for_each_token(&self.tokenizer, buf, |t| sketch.push(t));
         sketch.finish()
     }
 

@@ -91,6 +91,22 @@ impl Kernel {
     }
 
     /// Number of positions `i < min(a.len(), b.len())` with `a[i] == b[i]`.
+    /// [`Kernel::update_slots`] for every pair of `pairs`, in order. The
+    /// AVX-512 kernel keeps 128 slots in registers across the batch.
+    #[inline]
+    pub(crate) fn update_batch(self, slots: &mut [u64], pairs: &[(u64, u64)]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.0 == Level::Avx512 && slots.len() == 128 {
+            // SAFETY: `Level::Avx512` is only chosen when AVX-512F was
+            // detected; the length precondition was just checked.
+            unsafe { x86_64::update_batch_avx512_128(slots, pairs) };
+            return;
+        }
+        for &(lo, hi) in pairs {
+            self.update_slots(slots, lo, hi);
+        }
+    }
+
     #[inline]
     pub(crate) fn count_equal(self, a: &[u64], b: &[u64]) -> usize {
         let n = a.len().min(b.len());
@@ -192,6 +208,25 @@ mod tests {
     use super::*;
     use alloc::vec::Vec;
     use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn batch_equals_reference(
+            len in prop_oneof![Just(128usize), 0usize..200],
+            start in proptest::collection::vec(any::<u64>(), 200),
+            pairs in proptest::collection::vec((any::<u64>(), any::<u64>()), 0..70),
+        ) {
+            let mut want = start[..len].to_vec();
+            for &(lo, hi) in &pairs {
+                update_slots_reference(&mut want, lo, hi);
+            }
+            for k in Kernel::all_available() {
+                let mut got = start[..len].to_vec();
+                k.update_batch(&mut got, &pairs);
+                prop_assert_eq!(&got, &want, "{:?}", k);
+            }
+        }
+    }
 
     /// Slot arrays that exercise the unsigned comparison: values near 0,
     /// near 2^63 (where a signed compare would flip) and near u64::MAX.

@@ -171,3 +171,37 @@ pub(super) unsafe fn count_equal_avx512(a: &[u64], b: &[u64]) -> usize {
     }
     count as usize
 }
+
+/// [`update_slots_avx512`] for a batch of `(lo, hi)` pairs over exactly 128
+/// slots, with the 128 running minima held in 16 registers for the whole
+/// batch: memory is touched once per batch instead of once per token.
+///
+/// # Safety
+/// The CPU must support AVX-512F. `slots.len()` must be 128.
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn update_batch_avx512_128(slots: &mut [u64], pairs: &[(u64, u64)]) {
+    debug_assert_eq!(slots.len(), 128);
+    if slots.len() != 128 {
+        return;
+    }
+    let p = slots.as_mut_ptr().cast::<__m512i>();
+    // SAFETY: `slots` holds 128 u64 = 16 × 64 bytes; unaligned loads are fine.
+    let mut acc: [__m512i; 16] = core::array::from_fn(|c| unsafe { _mm512_loadu_si512(p.add(c)) });
+    for &(lo, hi) in pairs {
+        // lane l = lo + l·hi for l in 0..8, from l's three bits with masked adds.
+        let h = _mm512_set1_epi64(hi as i64);
+        let mut v = _mm512_set1_epi64(lo as i64);
+        v = _mm512_mask_add_epi64(v, 0b1010_1010, v, h);
+        v = _mm512_mask_add_epi64(v, 0b1100_1100, v, _mm512_slli_epi64::<1>(h));
+        v = _mm512_mask_add_epi64(v, 0b1111_0000, v, _mm512_slli_epi64::<2>(h));
+        let step = _mm512_slli_epi64::<3>(h);
+        for a in &mut acc {
+            *a = _mm512_min_epu64(*a, v);
+            v = _mm512_add_epi64(v, step);
+        }
+    }
+    for (c, a) in acc.iter().enumerate() {
+        // SAFETY: as for the loads; `slots` is exclusively borrowed.
+        unsafe { _mm512_storeu_si512(p.add(c), *a) };
+    }
+}

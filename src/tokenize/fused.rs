@@ -1,0 +1,132 @@
+//! Monomorphic token loops for the built-in tokenizers, used by the sketches.
+//!
+//! [`Tokenizer::for_each_token`] hands every token through a `dyn FnMut`,
+//! and [`ShingleTokenizer`](super::ShingleTokenizer) has to assume nothing
+//! about its inner tokenizer. For the configurations almost everyone runs —
+//! words, and k-shingles of words — this module walks the words directly and
+//! keeps the shingle window as byte ranges of the text, so the sketch's
+//! per-token work inlines into the segmentation loop. Any other tokenizer
+//! goes through `for_each_token` unchanged. Property tests check that both
+//! paths give the same token sequence.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::word::for_each_word;
+use super::{Builtin, StreamPlan, Tokenizer};
+
+/// Largest shingle size the fused path handles; larger ones take the
+/// generic path (which is just as correct, only slower).
+const MAX_FUSED_K: usize = 64;
+
+/// Calls `f` with exactly the tokens `tok.for_each_token(text, ..)` yields.
+#[inline]
+pub(crate) fn for_each_token<T, F>(tok: &T, text: &str, mut f: F)
+where
+    T: Tokenizer + ?Sized,
+    F: FnMut(&str),
+{
+    if tok.builtin() == Builtin::Words {
+        return for_each_word(text, f);
+    }
+    if let StreamPlan::Shingle { k, inner } = tok.stream_plan() {
+        if (1..=MAX_FUSED_K).contains(&k) && inner.builtin() == Builtin::Words {
+            return word_shingles(k, text, f);
+        }
+    }
+    tok.for_each_token(text, &mut f);
+}
+
+/// k-shingles of UAX #29 words, joined by one space. The current window is
+/// kept joined in a buffer: each new word drops the oldest word (and its
+/// separator) from the front and appends itself, so every word is copied
+/// O(1) times however large `k` is (0.3.2 re-joined k words per shingle).
+fn word_shingles<F: FnMut(&str)>(k: usize, text: &str, mut f: F) {
+    // Lengths of the words in the window, as a ring.
+    let mut lens: Vec<usize> = Vec::with_capacity(k);
+    let mut oldest = 0usize;
+    let mut joined = String::new();
+    let mut head = 0usize;
+    for_each_word(text, |w| {
+        if lens.len() == k {
+            // Drop the oldest word and the space after it (none when k = 1).
+            head = (head + lens[oldest] + 1).min(joined.len());
+            lens[oldest] = w.len();
+            oldest = (oldest + 1) % k;
+        } else {
+            lens.push(w.len());
+        }
+        // Compact once the dead prefix outweighs the live part, so each
+        // byte moves O(1) times.
+        if head > 0 && head >= joined.len() - head {
+            joined.drain(..head);
+            head = 0;
+        }
+        if joined.len() > head || lens.len() > 1 {
+            joined.push(' ');
+        }
+        joined.push_str(w);
+        if lens.len() == k {
+            f(&joined[head..]);
+        }
+    });
+    if !lens.is_empty() && lens.len() < k {
+        f(&joined[head..]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+    use alloc::vec::Vec;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::tokenize::{GraphemeTokenizer, ShingleTokenizer, WordTokenizer};
+
+    fn generic<T: Tokenizer>(t: &T, s: &str) -> Vec<String> {
+        let mut v = Vec::new();
+        t.for_each_token(s, &mut |x| v.push(x.to_string()));
+        v
+    }
+
+    fn fused<T: Tokenizer>(t: &T, s: &str) -> Vec<String> {
+        let mut v = Vec::new();
+        for_each_token(t, s, |x| v.push(x.to_string()));
+        v
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn word_shingles_equal_generic(
+            k in 0usize..9,
+            parts in proptest::collection::vec(prop_oneof![
+                "[a-c0-2 .,:'_\\n\\t-]{0,12}",
+                "[\\u{300}\\u{200B}é中ﬁ’ \\u{1F600}a.1]{0,6}",
+                Just("  ".to_string()),
+            ], 0..10)
+        ) {
+            let s: String = parts.concat();
+            let t = ShingleTokenizer { k, inner: WordTokenizer };
+            prop_assert_eq!(fused(&t, &s), generic(&t, &s));
+            prop_assert_eq!(fused(&WordTokenizer, &s), generic(&WordTokenizer, &s));
+            let g = ShingleTokenizer { k, inner: GraphemeTokenizer };
+            prop_assert_eq!(fused(&g, &s), generic(&g, &s));
+        }
+    }
+
+    #[test]
+    fn large_k_and_references() {
+        let s = "a b  c d e f g h i j k l m n o p q r s t u v w x y z ".repeat(5);
+        for k in [1, 2, 5, 63, 64, 65, 200] {
+            let t = ShingleTokenizer {
+                k,
+                inner: WordTokenizer,
+            };
+            assert_eq!(fused(&t, &s), generic(&t, &s), "k = {k}");
+            assert_eq!(fused(&&t, &s), generic(&t, &s), "k = {k} via &T");
+        }
+    }
+}
