@@ -76,10 +76,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let Some(sig) = sig else { continue };
         for j in index.query_with_threshold(sig, threshold) {
             let j = j as usize;
-            if j > i {
-                if let Some(other) = &sigs[j] {
-                    pairs.push((jaccard(sig, other), i, j));
-                }
+            if j > i
+                && let Some(other) = &sigs[j]
+            {
+                pairs.push((jaccard(sig, other), i, j));
             }
         }
     }

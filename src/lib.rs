@@ -50,7 +50,7 @@ pub use fingerprint::Fingerprint;
 pub use fingerprint::{
     FingerprintMetadata, UNCOMPUTED_CONFIG_HASH, algo, config_hash, config_hash_classical,
 };
-pub use tokenize::{GraphemeTokenizer, ShingleTokenizer, Tokenizer, WordTokenizer};
+pub use tokenize::{GraphemeTokenizer, MAX_SHINGLE_K, ShingleTokenizer, Tokenizer, WordTokenizer};
 
 #[cfg(feature = "minhash")]
 pub use classical::minhash::{

@@ -22,6 +22,19 @@
 //! So the default is `NFKC(FOLD(NFKC(strip(x))))`. Control characters,
 //! whitespace and punctuation are kept; no length limit is imposed.
 //!
+//! # Properties (tested, see `proptests.rs`)
+//!
+//! * **Idempotence** of the default configuration:
+//!   `canonicalize(canonicalize(x)) == canonicalize(x)`. Checked for every
+//!   code point alone and followed by combining marks, and on random text;
+//!   no counterexample is known under 0.3.2's semantics (the strip-first
+//!   order and the re-normalization after folding are what make it hold).
+//! * **Split at ASCII whitespace**, for every configuration: if `a` ends
+//!   with an ASCII whitespace byte and `b` starts with an ASCII byte that is
+//!   not whitespace, `canonicalize(a + b) == canonicalize(a) +
+//!   canonicalize(b)`. The streaming fingerprinters rely on it to
+//!   canonicalize a stream piece by piece.
+//!
 //! # Differences from txtfp 0.3.2
 //!
 //! The output bytes are the same for every input and configuration; what

@@ -29,10 +29,11 @@ where
     if tok.builtin() == Builtin::Words {
         return for_each_word(text, f);
     }
-    if let StreamPlan::Shingle { k, inner } = tok.stream_plan() {
-        if (1..=MAX_FUSED_K).contains(&k) && inner.builtin() == Builtin::Words {
-            return word_shingles(k, text, f);
-        }
+    if let StreamPlan::Shingle { k, inner } = tok.stream_plan()
+        && (1..=MAX_FUSED_K).contains(&k)
+        && inner.builtin() == Builtin::Words
+    {
+        return word_shingles(k, text, f);
     }
     tok.for_each_token(text, &mut f);
 }

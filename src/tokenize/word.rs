@@ -66,10 +66,15 @@ impl Tokenizer for WordTokenizer {
 /// ASCII byte), where UAX #29 always breaks and no rule looks across, so the
 /// concatenated result equals `unicode_words` on the whole text.
 pub(crate) fn for_each_word<F: FnMut(&str)>(input: &str, mut f: F) {
+    if input.is_ascii() {
+        // `str::is_ascii` checks a word at a time: the common case costs
+        // one fast scan.
+        return AsciiWords::new(input).for_each(f);
+    }
     let b = input.as_bytes();
     let mut pos = 0;
     while pos < b.len() {
-        let Some(off) = b[pos..].iter().position(|&x| !x.is_ascii()) else {
+        let Some(off) = first_non_ascii(&b[pos..]) else {
             AsciiWords::new(&input[pos..]).for_each(&mut f);
             return;
         };
@@ -93,6 +98,26 @@ pub(crate) fn for_each_word<F: FnMut(&str)>(input: &str, mut f: F) {
     }
 }
 
+/// Index of the first non-ASCII byte, eight bytes at a time.
+#[inline]
+fn first_non_ascii(b: &[u8]) -> Option<usize> {
+    let mut chunks = b.chunks_exact(8);
+    let mut base = 0;
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let high = w & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return Some(base + (high.trailing_zeros() / 8) as usize);
+        }
+        base += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|x| !x.is_ascii())
+        .map(|i| base + i)
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -113,6 +138,11 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn first_non_ascii_is_position(b in proptest::collection::vec(prop_oneof![0u8..128, 128u8..=255], 0..40)) {
+            prop_assert_eq!(first_non_ascii(&b), b.iter().position(|x| !x.is_ascii()));
+        }
+
         #[test]
         fn hybrid_equals_unicode_words(parts in proptest::collection::vec(
             prop_oneof![

@@ -333,7 +333,7 @@ mod tests {
             )*};
         }
 
-        impl<'a> ser::Serializer for &'a mut Rec {
+        impl ser::Serializer for &mut Rec {
             type Ok = ();
             type Error = Unexpected;
             type SerializeSeq = Impossible<(), Unexpected>;
