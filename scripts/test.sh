@@ -33,7 +33,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
 
 if [[ ${SKIP_PARITY:-0} != 1 ]]; then
   step "reference-harness parity (../shared/tools/txtfp-ref against this crate)"
-  scripts/parity.sh
+  scripts/parity.sh all
 fi
 echo
 echo "all checks passed"

@@ -60,8 +60,6 @@ pub enum Error {
         /// Offset of the first invalid byte in the whole stream.
         offset: u64,
     },
-    /// An item id is already present where a fresh one was required.
-    DuplicateId(u64),
 }
 
 impl fmt::Display for Error {
@@ -88,7 +86,6 @@ impl fmt::Display for Error {
                     "invalid input: invalid UTF-8 in stream at byte offset {offset}"
                 )
             }
-            Error::DuplicateId(id) => write!(f, "invalid input: id {id} is already present"),
         }
     }
 }
