@@ -42,34 +42,6 @@ const CLASS: [u8; 256] = {
     t
 };
 
-const HIGH: u64 = 0x8080_8080_8080_8080;
-
-#[inline]
-fn load8(b: &[u8], i: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&b[i..i + 8]);
-    u64::from_le_bytes(w)
-}
-
-/// Per byte of `x` (all bytes ASCII): the high bit is set where the byte is
-/// `>= c` (`1 <= c <= 0x80`). No byte sum carries: `x < 0x80`, `0x80 - c < 0x80`.
-#[inline]
-fn at_least(x: u64, c: u8) -> u64 {
-    x.wrapping_add(u64::from_ne_bytes([0x80 - c; 8]))
-}
-
-#[inline]
-fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
-    at_least(x, lo) & !at_least(x, hi + 1) & HIGH
-}
-
-/// (word characters, letters and digits) of eight ASCII bytes, as high-bit masks.
-#[inline]
-fn word_mask(x: u64) -> (u64, u64) {
-    let alnum = in_range(x, b'0', b'9') | in_range(x, b'A', b'Z') | in_range(x, b'a', b'z');
-    (alnum | in_range(x, b'_', b'_'), alnum)
-}
-
 /// Does the mid character `mid` join `left` and `right`?
 #[inline]
 fn mid_joins(left: u8, mid: u8, right: u8) -> bool {
@@ -93,21 +65,15 @@ impl<'a> AsciiWords<'a> {
 impl<'a> Iterator for AsciiWords<'a> {
     type Item = &'a str;
 
-    #[inline]
+    // Inlined into the caller's loop: a call per word costs more than the
+    // scan of a typical word.
+    #[inline(always)]
     fn next(&mut self) -> Option<&'a str> {
         let b = self.s.as_bytes();
         let n = b.len();
         let mut i = self.pos;
         loop {
-            // Skip to the next word character, eight bytes at a time.
-            while i + 8 <= n {
-                let m = word_mask(load8(b, i)).0;
-                if m != 0 {
-                    i += (m.trailing_zeros() / 8) as usize;
-                    break;
-                }
-                i += 8;
-            }
+            // Skip to the next word character.
             while i < n && CLASS[b[i] as usize] & WORD == 0 {
                 i += 1;
             }
@@ -118,28 +84,6 @@ impl<'a> Iterator for AsciiWords<'a> {
             let start = i;
             let mut seen = 0u8;
             loop {
-                // The run of word characters, eight bytes at a time.
-                while i + 8 <= n {
-                    let (word, alnum) = word_mask(load8(b, i));
-                    let stop = !word & HIGH;
-                    let len = if stop == 0 {
-                        8
-                    } else {
-                        (stop.trailing_zeros() / 8) as usize
-                    };
-                    let inside = if len == 8 {
-                        u64::MAX
-                    } else {
-                        (1u64 << (8 * len)) - 1
-                    };
-                    if alnum & inside != 0 {
-                        seen |= ALNUM;
-                    }
-                    i += len;
-                    if len < 8 {
-                        break;
-                    }
-                }
                 while i < n {
                     let c = CLASS[b[i] as usize];
                     if c & WORD == 0 {
