@@ -19,6 +19,9 @@ use super::{Builtin, StreamPlan, Tokenizer};
 /// generic path (which is just as correct, only slower).
 const MAX_FUSED_K: usize = 64;
 
+/// Dead prefix of the joined window buffer tolerated before compacting.
+const COMPACT_AFTER: usize = 4096;
+
 /// Calls `f` with exactly the tokens `tok.for_each_token(text, ..)` yields.
 #[inline]
 pub(crate) fn for_each_token<T, F>(tok: &T, text: &str, mut f: F)
@@ -57,9 +60,9 @@ fn word_shingles<F: FnMut(&str)>(k: usize, text: &str, mut f: F) {
         } else {
             lens.push(w.len());
         }
-        // Compact once the dead prefix outweighs the live part, so each
-        // byte moves O(1) times.
-        if head > 0 && head >= joined.len() - head {
+        // Compact once the dead prefix outweighs the live part (and a few
+        // KiB, so short documents never compact): each byte moves O(1) times.
+        if head >= COMPACT_AFTER && head >= joined.len() - head {
             joined.drain(..head);
             head = 0;
         }
