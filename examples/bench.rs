@@ -243,7 +243,7 @@ fn run() -> Result<(), String> {
         "mb_per_s": ((bytes as f64 * passes as f64) / 1e6 / secs * 100.0).round() / 100.0,
         "errors_per_pass": if algo.starts_with("lsh-") { errs } else { errs / (passes + 1) },
         "checksum": format!("{ck:016x}"),
-        "crate": format!("txtfp {}", txtfp::VERSION),
+        "crate": format!("txtfp {} (this repository)", txtfp::VERSION),
     });
     if let (Some(a), Some(b)) = (cpu0, cpu_seconds()) {
         o["cpu_seconds"] = json!(((b - a) * 100.0).round() / 100.0);

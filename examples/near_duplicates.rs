@@ -11,7 +11,7 @@
 //! bands/rows chosen for the threshold → candidates verified by the
 //! signature Jaccard.
 
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 
 use txtfp::{
     Canonicalizer, Fingerprinter, LshIndex, LshIndexBuilder, MinHashFingerprinter,
@@ -19,6 +19,19 @@ use txtfp::{
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    match run() {
+        // `near_duplicates | head` closes the pipe early: not an error.
+        Err(e)
+            if e.downcast_ref::<std::io::Error>().map(|e| e.kind())
+                == Some(std::io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let path = args.next().unwrap_or_else(|| {
         concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/sample.jsonl").into()
@@ -44,7 +57,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let text = v["text"]
             .as_str()
             .ok_or_else(|| format!("{path}:{}: no \"text\"", n + 1))?;
-        ids.push(v.get("id").map_or_else(|| n.to_string(), |i| i.to_string()));
+        ids.push(match v.get("id") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => n.to_string(),
+        });
         texts.push(text.to_string());
     }
 
@@ -84,15 +101,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     pairs.sort_by(|a, b| b.0.total_cmp(&a.0));
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "{} documents, LSH {} bands x {} rows, threshold {threshold}: {} near-duplicate pairs",
         texts.len(),
         builder.bands,
         builder.rows,
         pairs.len()
-    );
+    )?;
     for (j, a, b) in pairs {
-        println!("{j:.3}  {}  {}", ids[a], ids[b]);
+        writeln!(out, "{j:.3}  {}  {}", ids[a], ids[b])?;
     }
     Ok(())
 }
