@@ -56,7 +56,11 @@ fn word_shingles<F: FnMut(&str)>(k: usize, text: &str, mut f: F) {
             // Drop the oldest word and the space after it (none when k = 1).
             head = (head + lens[oldest] + 1).min(joined.len());
             lens[oldest] = w.len();
-            oldest = (oldest + 1) % k;
+            // A compare, not `% k`: no division per word.
+            oldest += 1;
+            if oldest == k {
+                oldest = 0;
+            }
         } else {
             lens.push(w.len());
         }
