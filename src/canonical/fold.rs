@@ -6,9 +6,11 @@
 //! and what stored signatures depend on.
 
 use alloc::string::String;
-use core::iter;
 
-use caseless::Caseless;
+#[path = "fold_data.rs"]
+mod data;
+
+pub(super) use data::UNICODE_VERSION;
 
 /// False for code points that certainly have no case folding, so the table
 /// search can be skipped. Only a speed filter: a `true` answer still goes to
@@ -113,14 +115,18 @@ pub(super) fn push_folded(out: &mut String, c: char) -> bool {
         out.push(c);
         return false;
     }
-    let mut changed = false;
-    let mut count = 0usize;
-    for f in iter::once(c).default_case_fold() {
-        changed |= f != c;
-        count += 1;
-        out.push(f);
+    match data::FOLDS.binary_search_by_key(&c, |&(k, _)| k) {
+        Ok(i) => {
+            for &f in data::FOLDS[i].1.iter().take_while(|&&f| f != '\0') {
+                out.push(f);
+            }
+            true
+        }
+        Err(_) => {
+            out.push(c);
+            false
+        }
     }
-    changed || count != 1
 }
 
 #[cfg(test)]
@@ -185,5 +191,65 @@ mod tests {
         assert_eq!(fold("\u{1F88}"), "\u{1F00}\u{3B9}");
         assert_eq!(fold("\u{AB70}"), "\u{13A0}"); // Cherokee small folds to capital
         assert_eq!(fold("ς\u{B5}\0"), "σ\u{3BC}\0");
+    }
+}
+
+#[cfg(test)]
+mod generate {
+    use alloc::string::String;
+    use core::fmt::Write;
+
+    /// Writes src/canonical/fold_data.rs from `caseless` (run with
+    /// `cargo test --lib generate_fold_table -- --ignored`).
+    #[test]
+    #[ignore]
+    fn generate_fold_table() {
+        let mut out = String::new();
+        out.push_str(
+            "//! Full case folding (CaseFolding.txt statuses C + F), generated from the\n\
+             //! pinned `caseless` crate by `canonical::fold::generate` and checked against it\n\
+             //! for every code point by `fold_table_equals_caseless`. Do not edit by hand.\n\n",
+        );
+        let v = caseless::UNICODE_VERSION;
+        writeln!(out, "/// Unicode version of the table.").unwrap();
+        writeln!(
+            out,
+            "pub(crate) const UNICODE_VERSION: (u8, u8, u8) = ({}, {}, {});\n",
+            v.0, v.1, v.2
+        )
+        .unwrap();
+        writeln!(out, "/// `(code point, folding)` for every code point whose folding is not itself,\n/// ascending; unused trailing slots of a folding are `'\\0'`.").unwrap();
+        out.push_str("pub(crate) static FOLDS: &[(char, [char; 3])] = &[\n");
+        let mut n = 0;
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let f = caseless::default_case_fold_str(c.encode_utf8(&mut [0; 4]));
+            let fc: alloc::vec::Vec<char> = f.chars().collect();
+            if fc.len() == 1 && fc[0] == c {
+                continue;
+            }
+            assert!(fc.len() <= 3, "{c:?} folds to {} chars", fc.len());
+            let slot = |i: usize| {
+                fc.get(i).map_or("'\\0'".into(), |x| {
+                    alloc::format!("'\\u{{{:x}}}'", *x as u32)
+                })
+            };
+            writeln!(
+                out,
+                "    ('\\u{{{:x}}}', [{}, {}, {}]),",
+                c as u32,
+                slot(0),
+                slot(1),
+                slot(2)
+            )
+            .unwrap();
+            n += 1;
+        }
+        out.push_str("];\n");
+        std::fs::write(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/src/canonical/fold_data.rs"),
+            out,
+        )
+        .unwrap();
+        std::eprintln!("{n} foldings written");
     }
 }

@@ -12,7 +12,7 @@
 //!    normalization, so `e` ZWSP U+0301 composes to `é`;
 //! 2. **normalize** — NFKC, NFC or nothing ([`Normalization`]);
 //! 3. **fold** — with [`CaseFold::Simple`], *full* default case folding
-//!    (CaseFolding.txt statuses C + F, as tabulated by `caseless`): `ß` →
+//!    (CaseFolding.txt statuses C + F, a table generated from `caseless`): `ß` →
 //!    `ss`, `İ` → `i` U+0307, `ﬁ` → `fi`, Cherokee small letters → capitals;
 //! 4. **re-normalize** — with folding on, the same form again, because
 //!    folding can undo a composition (`İ` U+0329 → `i` U+0329 U+0307);

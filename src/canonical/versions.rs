@@ -34,7 +34,7 @@ pub fn unicode_versions() -> UnicodeVersions {
     UnicodeVersions {
         normalization: unicode_normalization::UNICODE_VERSION,
         segmentation: narrow(unicode_segmentation::UNICODE_VERSION),
-        case_folding: narrow(caseless::UNICODE_VERSION),
+        case_folding: super::fold::UNICODE_VERSION,
         #[cfg(feature = "security")]
         security: Some(narrow(unicode_security::UNICODE_VERSION)),
         #[cfg(not(feature = "security"))]
