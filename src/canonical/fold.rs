@@ -194,8 +194,9 @@ mod tests {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "std"))]
 mod generate {
+    extern crate std;
     use alloc::string::String;
     use core::fmt::Write;
 
