@@ -12,6 +12,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 step() { printf '\n=== %s ===\n' "$*"; }
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 
 step "rustfmt"
 cargo fmt --all -- --check
@@ -23,10 +25,10 @@ step "no_std + alloc core (--no-default-features --features minhash,simhash)"
 cargo build --lib --no-default-features --features minhash,simhash
 
 step "tests, default features"
-cargo test
+cargo test 2>&1 | tee -a "$log"
 
 step "tests, all features"
-cargo test --all-features
+cargo test --all-features 2>&1 | tee -a "$log"
 
 step "rustdoc (deny warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
@@ -37,3 +39,6 @@ if [[ ${SKIP_PARITY:-0} != 1 ]]; then
 fi
 echo
 echo "all checks passed"
+# One summary line over every `cargo test` binary run above.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
