@@ -50,15 +50,76 @@ fn mid_joins(left: u8, mid: u8, right: u8) -> bool {
 }
 
 /// The UAX #29 words of `s`, which must be ASCII (the caller checks).
+///
+/// Word characters are found through a bit mask per 64-byte block (one table
+/// lookup per byte, no branch), so finding where a word starts and ends
+/// costs a `trailing_zeros` rather than a branch per byte.
 pub(crate) struct AsciiWords<'a> {
     s: &'a str,
     pos: usize,
+    /// Index of the block whose word-character mask is in `mask`.
+    block: usize,
+    mask: u64,
 }
 
 impl<'a> AsciiWords<'a> {
     pub(crate) fn new(s: &'a str) -> Self {
         debug_assert!(s.is_ascii());
-        AsciiWords { s, pos: 0 }
+        AsciiWords {
+            s,
+            pos: 0,
+            block: usize::MAX,
+            mask: 0,
+        }
+    }
+
+    /// Bit `j` set iff byte `64·blk + j` is a word character (bits past the
+    /// end of the text are clear).
+    #[inline]
+    fn mask_of(&mut self, blk: usize) -> u64 {
+        if self.block != blk {
+            let b = self.s.as_bytes();
+            let lo = blk * 64;
+            let hi = (lo + 64).min(b.len());
+            let mut m = 0u64;
+            for (j, &x) in b[lo..hi].iter().enumerate() {
+                m |= ((CLASS[x as usize] & WORD) as u64) << j;
+            }
+            self.block = blk;
+            self.mask = m;
+        }
+        self.mask
+    }
+
+    /// The first word character at or after `i`.
+    #[inline]
+    fn next_word_char(&mut self, mut i: usize) -> Option<usize> {
+        let n = self.s.len();
+        while i < n {
+            let blk = i / 64;
+            let m = self.mask_of(blk) >> (i % 64);
+            if m != 0 {
+                return Some(i + m.trailing_zeros() as usize);
+            }
+            i = (blk + 1) * 64;
+        }
+        None
+    }
+
+    /// The first non-word character at or after `i` (or the end).
+    #[inline]
+    fn next_other_char(&mut self, mut i: usize) -> usize {
+        let n = self.s.len();
+        while i < n {
+            let blk = i / 64;
+            // Zeros shifted in at the top are past this block: not answers.
+            let m = !self.mask_of(blk) >> (i % 64);
+            if m != 0 {
+                return (i + m.trailing_zeros() as usize).min(n);
+            }
+            i = (blk + 1) * 64;
+        }
+        n
     }
 }
 
@@ -71,46 +132,34 @@ impl<'a> Iterator for AsciiWords<'a> {
     fn next(&mut self) -> Option<&'a str> {
         let b = self.s.as_bytes();
         let n = b.len();
-        let mut i = self.pos;
         loop {
-            // Skip to the next word character.
-            while i < n && CLASS[b[i] as usize] & WORD == 0 {
-                i += 1;
-            }
-            if i >= n {
+            let Some(start) = self.next_word_char(self.pos) else {
                 self.pos = n;
                 return None;
+            };
+            let mut end = self.next_other_char(start + 1);
+            let mut alnum = CLASS[b[start] as usize] & ALNUM != 0;
+            // A mid character continues the word only between two letters
+            // or two digits.
+            while end + 1 < n
+                && mid_joins(
+                    CLASS[b[end - 1] as usize],
+                    CLASS[b[end] as usize],
+                    CLASS[b[end + 1] as usize],
+                )
+            {
+                alnum = true;
+                end = self.next_other_char(end + 2);
             }
-            let start = i;
-            let mut seen = 0u8;
-            loop {
-                while i < n {
-                    let c = CLASS[b[i] as usize];
-                    if c & WORD == 0 {
-                        break;
-                    }
-                    seen |= c;
-                    i += 1;
-                }
-                // A mid character continues the word only between two
-                // letters or two digits (`i > start`: a word char precedes).
-                if i + 1 < n
-                    && mid_joins(
-                        CLASS[b[i - 1] as usize],
-                        CLASS[b[i] as usize],
-                        CLASS[b[i + 1] as usize],
-                    )
-                {
-                    i += 2;
-                    seen |= ALNUM;
-                    continue;
-                }
-                break;
+            if !alnum {
+                alnum = b[start..end]
+                    .iter()
+                    .any(|&x| CLASS[x as usize] & ALNUM != 0);
             }
-            self.pos = i;
-            if seen & ALNUM != 0 {
+            self.pos = end;
+            if alnum {
                 // All bytes are ASCII, so any index is a char boundary.
-                return self.s.get(start..i);
+                return self.s.get(start..end);
             }
         }
     }
