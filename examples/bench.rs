@@ -187,9 +187,14 @@ fn run() -> Result<(), String> {
             bytes = (sigs.len() * std::mem::size_of::<MinHashSig<128>>()) as u64;
             extra.insert("sigs".into(), json!(sigs.len()));
             if algo == "lsh-insert" {
+                if threads > 1 && !cfg!(feature = "parallel") {
+                    return Err(
+                        "--algo lsh-insert with --threads > 1 needs --features parallel".into(),
+                    );
+                }
                 timed_loop(min, || {
                     let s = Instant::now();
-                    let mut idx: LshIndex<128> = builder.try_build().expect("valid builder");
+                    let mut idx: LshIndex<128> = builder.build(); // for_threshold gave a valid builder
                     if threads == 1 {
                         for (id, sig) in &sigs {
                             idx.insert(*id, *sig);
@@ -197,8 +202,6 @@ fn run() -> Result<(), String> {
                     } else {
                         #[cfg(feature = "parallel")]
                         pool.install(|| idx.extend_par(sigs.iter().copied()));
-                        #[cfg(not(feature = "parallel"))]
-                        panic!("--threads > 1 for lsh-insert needs --features parallel");
                     }
                     let d = s.elapsed();
                     (idx.len() as u64, d)

@@ -160,6 +160,16 @@ mod tests {
     }
 
     #[test]
+    fn table_version_is_caseless_version() {
+        let v = caseless::UNICODE_VERSION;
+        assert_eq!(
+            UNICODE_VERSION,
+            (v.0 as u8, v.1 as u8, v.2 as u8),
+            "regenerate fold_data.rs"
+        );
+    }
+
+    #[test]
     fn push_folded_matches_caseless_for_every_code_point() {
         let mut out = String::new();
         for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
@@ -209,7 +219,7 @@ mod generate {
         out.push_str(
             "//! Full case folding (CaseFolding.txt statuses C + F), generated from the\n\
              //! pinned `caseless` crate by `canonical::fold::generate` and checked against it\n\
-             //! for every code point by `fold_table_equals_caseless`. Do not edit by hand.\n\n",
+             //! for every code point by `push_folded_matches_caseless_for_every_code_point`. Do not edit by hand.\n\n",
         );
         let v = caseless::UNICODE_VERSION;
         writeln!(out, "/// Unicode version of the table.").unwrap();

@@ -1,6 +1,6 @@
 //! Full case folding (CaseFolding.txt statuses C + F), generated from the
 //! pinned `caseless` crate by `canonical::fold::generate` and checked against it
-//! for every code point by `fold_table_equals_caseless`. Do not edit by hand.
+//! for every code point by `push_folded_matches_caseless_for_every_code_point`. Do not edit by hand.
 
 /// Unicode version of the table.
 pub(crate) const UNICODE_VERSION: (u8, u8, u8) = (16, 0, 0);

@@ -297,7 +297,6 @@ impl Canonicalizer {
     /// `skeleton_split_premises_hold` plus the property test
     /// `split_at_ascii_whitespace`. The streaming engine asks anyway, so a
     /// future stage that breaks the property only has to change this.
-    #[allow(dead_code)] // used by the streaming engine
     pub(crate) fn supports_split(&self) -> bool {
         true
     }
@@ -319,7 +318,6 @@ pub fn canonicalize(input: &str) -> String {
 /// whitespace. Canonicalizing the two sides separately then gives the same
 /// text as canonicalizing the whole (for configurations whose
 /// [`Canonicalizer::supports_split`] is true).
-#[allow(dead_code)] // used by the streaming engine
 #[inline]
 pub(crate) fn split_safe(prev: u8, next: u8) -> bool {
     const fn is_ws(b: u8) -> bool {
