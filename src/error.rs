@@ -60,6 +60,9 @@ pub enum Error {
         /// Offset of the first invalid byte in the whole stream.
         offset: u64,
     },
+    /// A saved index (or other stored structure) is truncated, damaged or not
+    /// what it claims to be; the message says which check failed.
+    Corrupt(String),
 }
 
 impl fmt::Display for Error {
@@ -86,6 +89,7 @@ impl fmt::Display for Error {
                     "invalid input: invalid UTF-8 in stream at byte offset {offset}"
                 )
             }
+            Error::Corrupt(m) => write!(f, "corrupt data: {m}"),
         }
     }
 }

@@ -8,6 +8,7 @@
 //! | 2 | [`tokenize`] | words, graphemes, k-shingles |
 //! | 3 | [`classical`] | MinHash (Jaccard), SimHash (cosine), offline and streaming |
 //! | 4 | [`lsh`] | banded LSH index for sub-linear near-duplicate search |
+//! | 5 | [`dedup`] | corpus deduplication: a keep/drop decision per document |
 //!
 //! Signatures are byte-identical to txtfp 0.3.2 for the same configuration
 //! (golden files freeze the format); see README.md for the deliberate fixes.
@@ -32,6 +33,8 @@ extern crate alloc;
 
 pub mod canonical;
 pub mod classical;
+#[cfg(feature = "lsh")]
+pub mod dedup;
 mod error;
 pub mod fingerprint;
 #[cfg(feature = "lsh")]
@@ -61,8 +64,19 @@ pub use classical::simhash::{
     IdfTable, SimHash64, SimHashFingerprinter, SimHashFingerprinterBuilder, SimHashStreaming,
     Weighting, cosine_estimate, hamming,
 };
+#[cfg(feature = "mmap")]
+pub use lsh::MappedLshIndex;
+#[cfg(all(feature = "mmap", feature = "simhash"))]
+pub use lsh::MappedSimHashIndex;
 #[cfg(feature = "lsh")]
-pub use lsh::{LshIndex, LshIndexBuilder};
+pub use lsh::{INDEX_FORMAT_VERSION, LshCandidateIndex, LshIndex, LshIndexBuilder};
+#[cfg(all(feature = "lsh", feature = "simhash"))]
+pub use lsh::{SimHashIndex, SimHashLayout};
+
+#[cfg(all(feature = "lsh", feature = "simhash"))]
+pub use dedup::SimHashDedup;
+#[cfg(feature = "lsh")]
+pub use dedup::{DedupReport, MinHashDedup};
 
 /// This crate's version (`CARGO_PKG_VERSION`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -162,7 +162,7 @@ pub(crate) fn check_banding(bands: usize, rows: usize, h: usize) -> Result<()> {
 
 /// All divisors of `h` (> 0) in ascending order, found in `O(√h)` steps: the
 /// same sequence 0.3.2's `1..=h` scan visited, so tie-breaking is unchanged.
-fn divisors_ascending(h: usize) -> impl Iterator<Item = usize> {
+pub(super) fn divisors_ascending(h: usize) -> impl Iterator<Item = usize> {
     let mut small = alloc::vec::Vec::new();
     let mut large = alloc::vec::Vec::new();
     let mut d = 1usize;

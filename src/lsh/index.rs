@@ -4,11 +4,10 @@ use alloc::format;
 use alloc::vec::Vec;
 use core::fmt;
 
-use hashbrown::HashMap;
-
 use super::band_keys;
 use super::builder::check_banding;
-use super::table::{BandTable, MAX_SLOTS};
+use super::core::Core;
+use super::table::MAX_SLOTS;
 use crate::{Error, MinHashSig, Result, jaccard};
 
 /// A banded LSH index of [`MinHashSig<H>`] signatures under caller-chosen
@@ -41,15 +40,10 @@ use crate::{Error, MinHashSig, Result, jaccard};
 pub struct LshIndex<const H: usize> {
     pub(super) bands: usize,
     pub(super) rows: usize,
-    /// Slab of signatures; entries of free slots are stale.
+    /// Signature of each slot (stale for dead and free slots).
     pub(super) sigs: Vec<MinHashSig<H>>,
-    /// Id of each slot (stale for free slots).
-    pub(super) ids: Vec<u64>,
-    pub(super) slot_of: HashMap<u64, u32>,
-    /// Free slots, reused last-freed first.
-    pub(super) free: Vec<u32>,
-    /// One table per band.
-    pub(super) tables: Vec<BandTable>,
+    /// Ids, slots and one key table per band.
+    pub(super) core: Core,
 }
 
 impl<const H: usize> LshIndex<H> {
@@ -73,10 +67,7 @@ impl<const H: usize> LshIndex<H> {
             bands,
             rows,
             sigs: Vec::new(),
-            ids: Vec::new(),
-            slot_of: HashMap::new(),
-            free: Vec::new(),
-            tables: (0..bands).map(|_| BandTable::default()).collect(),
+            core: Core::new(bands),
         })
     }
 
@@ -92,12 +83,12 @@ impl<const H: usize> LshIndex<H> {
 
     /// Number of stored signatures.
     pub fn len(&self) -> usize {
-        self.slot_of.len()
+        self.core.len()
     }
 
     /// Whether the index holds no signature.
     pub fn is_empty(&self) -> bool {
-        self.slot_of.is_empty()
+        self.core.len() == 0
     }
 
     /// Stores `sig` under `id`, replacing (and unindexing) any signature
@@ -124,47 +115,62 @@ impl<const H: usize> LshIndex<H> {
     /// [`Error::InvalidInput`] when `id` is new and the index already holds
     /// 2³¹ − 1 signatures; the index is then unchanged.
     pub fn try_insert(&mut self, id: u64, sig: MinHashSig<H>) -> Result<()> {
-        if let Some(&slot) = self.slot_of.get(&id) {
-            if self.sigs[slot as usize].hashes != sig.hashes {
-                self.unlink(slot);
-                self.sigs[slot as usize] = sig;
-                self.link(slot);
-            } else {
+        if let Some(slot) = self.core.slot(id) {
+            if self.sigs[slot as usize].hashes == sig.hashes {
                 // Same buckets; only the non-hash fields may differ.
                 self.sigs[slot as usize] = sig;
+                return Ok(());
             }
-            return Ok(());
+            self.core.kill(id);
+        } else if !self.core.fits(1) {
+            return Err(full_error(1));
         }
-        let slot = self.alloc_slot(id, sig).ok_or_else(|| full_error(1))?;
-        self.slot_of.insert(id, slot);
-        self.link(slot);
+        let slot = self.place(id, sig).ok_or_else(|| full_error(1))?;
+        self.core.link(slot, band_keys(&sig.hashes, self.rows));
+        self.core.maybe_compact();
         Ok(())
+    }
+
+    /// Gives the new `id` a slot holding `sig`, filed in no table yet.
+    pub(super) fn place(&mut self, id: u64, sig: MinHashSig<H>) -> Option<u32> {
+        let (fresh, slot) = self.core.alloc(id)?;
+        if fresh {
+            self.sigs.push(sig);
+        } else {
+            self.sigs[slot as usize] = sig;
+        }
+        Some(slot)
     }
 
     /// Removes and returns the signature stored under `id`, dropping it from
     /// every bucket.
     pub fn remove(&mut self, id: u64) -> Option<MinHashSig<H>> {
-        let slot = self.slot_of.remove(&id)?;
-        self.unlink(slot);
-        self.free.push(slot);
-        Some(self.sigs[slot as usize])
+        let slot = self.core.kill(id)?;
+        let sig = self.sigs[slot as usize];
+        self.core.maybe_compact();
+        Some(sig)
     }
 
     /// The signature stored under `id`.
     pub fn get(&self, id: u64) -> Option<&MinHashSig<H>> {
-        self.slot_of.get(&id).map(|&slot| &self.sigs[slot as usize])
+        self.core.slot(id).map(|slot| &self.sigs[slot as usize])
+    }
+
+    /// Whether a signature is stored under `id`.
+    pub fn contains(&self, id: u64) -> bool {
+        self.core.slot(id).is_some()
     }
 
     /// Ids of all stored signatures, in no particular order.
     pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
-        self.slot_of.keys().copied()
+        self.core.id_slots().map(|(id, _)| id)
     }
 
     /// All `(id, signature)` pairs, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &MinHashSig<H>)> + '_ {
-        self.slot_of
-            .iter()
-            .map(|(&id, &slot)| (id, &self.sigs[slot as usize]))
+        self.core
+            .id_slots()
+            .map(|(id, slot)| (id, &self.sigs[slot as usize]))
     }
 
     /// Ids sharing at least one band bucket with `sig`: ascending, without
@@ -172,12 +178,9 @@ impl<const H: usize> LshIndex<H> {
     /// [`query_with_threshold`](Self::query_with_threshold)). A stored copy of
     /// `sig` itself is included.
     pub fn query(&self, sig: &MinHashSig<H>) -> Vec<u64> {
-        let mut out = Vec::with_capacity(self.candidate_count(sig));
-        for (table, key) in self.tables.iter().zip(band_keys(&sig.hashes, self.rows)) {
-            out.extend(table.get(key).iter().map(|&slot| self.ids[slot as usize]));
-        }
+        let mut slots = self.candidate_slots(sig);
+        let mut out: Vec<u64> = slots.drain(..).map(|s| self.core.id(s)).collect();
         out.sort_unstable();
-        out.dedup();
         out
     }
 
@@ -193,18 +196,12 @@ impl<const H: usize> LshIndex<H> {
             return Vec::new();
         }
         let threshold = threshold.clamp(0.0, 1.0);
-        // Gather slots (not ids) so the similarity check reads the slab
-        // directly; the same buffer then becomes the id list.
-        let mut out: Vec<u64> = Vec::with_capacity(self.candidate_count(sig));
-        for (table, key) in self.tables.iter().zip(band_keys(&sig.hashes, self.rows)) {
-            out.extend(table.get(key).iter().map(|&slot| u64::from(slot)));
-        }
-        out.sort_unstable();
-        out.dedup();
-        out.retain(|&slot| jaccard(sig, &self.sigs[slot as usize]) >= threshold);
-        for entry in &mut out {
-            *entry = self.ids[*entry as usize];
-        }
+        let slots = self.candidate_slots(sig);
+        let mut out: Vec<u64> = slots
+            .into_iter()
+            .filter(|&s| jaccard(sig, &self.sigs[s as usize]) >= threshold)
+            .map(|s| self.core.id(s))
+            .collect();
         out.sort_unstable();
         out
     }
@@ -240,55 +237,51 @@ impl<const H: usize> LshIndex<H> {
         Ok(self.query_with_threshold(sig, threshold))
     }
 
-    /// Total bucket entries `sig` hits (duplicates included): an exact
-    /// capacity for the query buffers.
-    fn candidate_count(&self, sig: &MinHashSig<H>) -> usize {
-        self.tables
-            .iter()
-            .zip(band_keys(&sig.hashes, self.rows))
-            .map(|(table, key)| table.get(key).len())
-            .sum()
+    /// Distinct live slots sharing a band bucket with `sig`, ascending.
+    fn candidate_slots(&self, sig: &MinHashSig<H>) -> Vec<u32> {
+        let mut slots = Vec::with_capacity(2 * self.bands);
+        self.core
+            .candidates(band_keys(&sig.hashes, self.rows), &mut slots);
+        slots.sort_unstable();
+        slots.dedup();
+        slots
     }
 
-    /// Takes a free slot (or a new one) for `id` and writes `sig` into it;
-    /// `None` when the index is full. Does not touch `slot_of` or the tables.
-    pub(super) fn alloc_slot(&mut self, id: u64, sig: MinHashSig<H>) -> Option<u32> {
-        if let Some(slot) = self.free.pop() {
-            self.sigs[slot as usize] = sig;
-            self.ids[slot as usize] = id;
-            return Some(slot);
-        }
-        if self.sigs.len() >= MAX_SLOTS {
-            return None;
-        }
-        self.sigs.push(sig);
-        self.ids.push(id);
-        Some((self.sigs.len() - 1) as u32)
+    /// Moves every bucket into the compact sorted layout and frees the slots
+    /// of removed signatures. Inserts and removals do this on their own from
+    /// time to time; calling it after a burst of updates (and before
+    /// measuring [`memory_usage`](Self::memory_usage)) gives the leanest
+    /// index. Queries answer the same before and after.
+    pub fn compact(&mut self) {
+        self.core.compact();
+        self.core.shrink_to_fit();
+        self.sigs.truncate(self.core.slot_count());
+        self.sigs.shrink_to_fit();
     }
 
-    /// Adds `slot` to the bucket of each band of its current signature.
-    fn link(&mut self, slot: u32) {
-        let sig = &self.sigs[slot as usize];
-        for (table, key) in self
-            .tables
-            .iter_mut()
-            .zip(band_keys(&sig.hashes, self.rows))
-        {
-            table.insert(key, slot);
-        }
-    }
-
-    /// Removes `slot` from the buckets of its current signature.
-    pub(super) fn unlink(&mut self, slot: u32) {
-        let sig = &self.sigs[slot as usize];
-        for (table, key) in self
-            .tables
-            .iter_mut()
-            .zip(band_keys(&sig.hashes, self.rows))
-        {
-            let found = table.remove(key, slot);
-            debug_assert!(found, "slot {slot} missing from a band bucket");
-        }
+    /// Heap bytes the index holds: signatures, ids and band tables (an
+    /// estimate within a few percent; hash-map layouts are approximated).
+    ///
+    /// ```
+    /// use txtfp::{LshIndex, MinHashSig};
+    /// let mut idx = LshIndex::<128>::with_bands_rows(16, 8)?;
+    /// let mut sig = MinHashSig::<128>::empty();
+    /// let items: Vec<_> = (0..10_000u64)
+    ///     .map(|id| {
+    ///         sig.hashes = core::array::from_fn(|i| id.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i as u64);
+    ///         (id, sig)
+    ///     })
+    ///     .collect();
+    /// idx.try_extend(items)?;
+    /// idx.compact();
+    /// let per_doc = idx.memory_usage() / idx.len();
+    /// assert!(per_doc <= 1300, "{per_doc} bytes per document");
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
+    pub fn memory_usage(&self) -> usize {
+        self.sigs.capacity() * core::mem::size_of::<MinHashSig<H>>()
+            + self.core.heap_bytes()
+            + self.core.tables() * core::mem::size_of::<super::run::Run>()
     }
 }
 
@@ -307,10 +300,6 @@ impl<const H: usize> fmt::Debug for LshIndex<H> {
             .field("bands", &self.bands)
             .field("rows", &self.rows)
             .field("len", &self.len())
-            .field(
-                "buckets",
-                &self.tables.iter().map(BandTable::buckets).sum::<usize>(),
-            )
             .finish()
     }
 }

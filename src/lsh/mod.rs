@@ -41,16 +41,39 @@
 //!
 //! [`MinHashSig`]: crate::MinHashSig
 
+mod batch;
 mod builder;
+mod candidates;
+mod core;
 mod index;
+#[cfg(feature = "mmap")]
+mod mapped;
 #[cfg(feature = "parallel")]
 mod parallel;
+mod persist;
+mod run;
+mod save;
+mod scurve;
+#[cfg(feature = "simhash")]
+mod simhash;
 mod table;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_persist;
 
 pub use builder::{LshIndexBuilder, MAX_AUTO_TUNE_H};
+pub use candidates::LshCandidateIndex;
 pub use index::LshIndex;
+#[cfg(feature = "mmap")]
+pub use mapped::MappedLshIndex;
+pub use persist::INDEX_FORMAT_VERSION;
+#[cfg(all(feature = "simhash", feature = "mmap"))]
+pub use simhash::MappedSimHashIndex;
+#[cfg(feature = "simhash")]
+pub use simhash::{
+    MAX_AUTO_DISTANCE, MAX_TABLES, MAX_VERIFIED_DISTANCE, SimHashIndex, SimHashLayout,
+};
 
 /// Key of each band of `hashes` cut into runs of `rows` slots, in band order.
 ///

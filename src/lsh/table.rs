@@ -73,7 +73,9 @@ impl BandTable {
     }
 
     /// Removes `slot` from the bucket of `key`, dropping the bucket when it
-    /// empties. Returns whether the slot was there.
+    /// empties. Returns whether the slot was there. (The index removes
+    /// lazily; this keeps the table usable as a plain multimap in tests.)
+    #[cfg(test)]
     pub(crate) fn remove(&mut self, key: u64, slot: u32) -> bool {
         let Some(head) = self.heads.get_mut(&key) else {
             return false;
@@ -109,13 +111,9 @@ impl BandTable {
         }
     }
 
-    /// Number of non-empty buckets.
-    pub(crate) fn buckets(&self) -> usize {
-        self.heads.len()
-    }
-
     /// Total bucket entries (test invariant checks).
     #[cfg(test)]
+    #[allow(dead_code)]
     pub(crate) fn entries(&self) -> usize {
         self.heads
             .values()
@@ -129,10 +127,43 @@ impl BandTable {
             .sum()
     }
 
-    /// Makes room for `additional` new buckets.
-    #[cfg(feature = "parallel")]
-    pub(crate) fn reserve(&mut self, additional: usize) {
-        self.heads.reserve(additional);
+    /// Moves every entry into `out` and leaves the table empty (keeping the
+    /// map's capacity for the next round of inserts).
+    pub(crate) fn drain_into(&mut self, out: &mut Vec<(u64, u32)>) {
+        self.collect_into(out);
+        self.heads.clear();
+        self.spill.clear();
+        self.spill_free.clear();
+    }
+
+    /// Appends every entry to `out`.
+    pub(crate) fn collect_into(&self, out: &mut Vec<(u64, u32)>) {
+        for (&key, &head) in &self.heads {
+            if head & SPILL == 0 {
+                out.push((key, head));
+            } else {
+                out.extend(
+                    self.spill[(head & !SPILL) as usize]
+                        .iter()
+                        .map(|&s| (key, s)),
+                );
+            }
+        }
+    }
+
+    /// Heap bytes held (an estimate of hashbrown's layout: entry plus one
+    /// control byte per bucket).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.heads.capacity() * (16 + 1)
+            + self.spill.capacity() * 24
+            + self.spill.iter().map(|v| v.capacity() * 4).sum::<usize>()
+            + self.spill_free.capacity() * 4
+    }
+
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.heads.shrink_to_fit();
+        self.spill.shrink_to_fit();
+        self.spill_free.shrink_to_fit();
     }
 }
 
@@ -170,6 +201,6 @@ mod tests {
         assert!(!t.remove(7, 3));
         assert!(t.remove(7, 2));
         assert!(t.get(7).is_empty());
-        assert_eq!(t.buckets(), 1);
+        assert_eq!(t.heads.len(), 1);
     }
 }

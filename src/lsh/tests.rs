@@ -107,18 +107,23 @@ fn assert_same<const H: usize>(idx: &LshIndex<H>, naive: &Naive<H>, probes: &[Mi
 /// bucket of each of its bands, and there is nothing else (no stale entry of a
 /// removed or replaced signature, no duplicate).
 fn assert_buckets_exact<const H: usize>(idx: &LshIndex<H>) {
-    for (&id, &slot) in &idx.slot_of {
-        assert_eq!(idx.ids[slot as usize], id);
+    let core = &idx.core;
+    for (id, slot) in core.id_slots() {
+        assert_eq!(core.id(slot), id);
         let s = &idx.sigs[slot as usize];
-        for (table, key) in idx.tables.iter().zip(band_keys(&s.hashes, idx.rows())) {
-            assert!(
-                table.get(key).contains(&slot),
-                "id {id} missing from a bucket"
-            );
-        }
+        let mut found = Vec::new();
+        core.candidates(band_keys(&s.hashes, idx.rows()), &mut found);
+        let hits = found.iter().filter(|&&f| f == slot).count();
+        assert_eq!(hits, idx.bands(), "id {id} missing from a bucket");
     }
-    let entries: usize = idx.tables.iter().map(|t| t.entries()).sum();
-    assert_eq!(entries, idx.len() * idx.bands());
+    for t in 0..idx.bands() {
+        let entries = core.live_entries(t);
+        assert_eq!(entries.len(), idx.len(), "table {t}: live entries");
+        let mut slots: Vec<u32> = entries.iter().map(|e| e.1).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        assert_eq!(slots.len(), idx.len(), "table {t}: a slot filed twice");
+    }
 }
 
 #[test]
@@ -204,13 +209,16 @@ fn insert_query_remove_reinsert() {
     assert_eq!(idx.remove(2), None);
     assert_eq!(idx.query(&c), [1, 3]);
     assert_eq!(idx.get(2), None);
-    // The freed slot is reused.
+    // The freed slot is reused once the index is compacted.
+    idx.compact();
+    // (Four slots were handed out: replacing id 2 gave it a fresh one.)
+    assert_eq!(idx.sigs.len(), 4);
     idx.insert(4, b);
-    assert_eq!(idx.sigs.len(), 3);
+    assert_eq!(idx.sigs.len(), 4);
     assert_eq!(idx.query(&b), [1, 4]);
     assert_eq!(
         alloc::format!("{idx:?}"),
-        "LshIndex { h: 4, bands: 2, rows: 2, len: 3, buckets: 4 }"
+        "LshIndex { h: 4, bands: 2, rows: 2, len: 3 }"
     );
 }
 
@@ -350,8 +358,8 @@ mod parallel {
 
     #[test]
     fn extend_par_large_batch_spans_rounds() {
-        // More items than one round of band keys holds (64 bands x 1 row).
-        let n = 3 * (crate::lsh::parallel::KEYS_PER_ROUND / 64) + 17;
+        // More items than one round of band keys holds.
+        let n = 3 * crate::lsh::batch::MIN_ROUND + 17;
         let make = |i: u64| {
             let mut h = [0u64; 64];
             for (j, slot) in h.iter_mut().enumerate() {

@@ -13,7 +13,6 @@
 #![cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
 
 use alloc::string::String;
-use alloc::vec::Vec;
 
 use super::word::for_each_word;
 use super::{Builtin, StreamPlan, Tokenizer};
@@ -49,40 +48,75 @@ where
 /// separator) from the front and appends itself, so every word is copied
 /// O(1) times however large `k` is (0.3.2 re-joined k words per shingle).
 fn word_shingles<F: FnMut(&str)>(k: usize, text: &str, mut f: F) {
-    // Lengths of the words in the window, as a ring.
-    let mut lens: Vec<usize> = Vec::with_capacity(k);
-    let mut oldest = 0usize;
-    let mut joined = String::new();
-    let mut head = 0usize;
-    for_each_word(text, |w| {
-        if lens.len() == k {
+    let mut window = Window::new(k, text.len());
+    for_each_word(text, |w| window.push(w, &mut f));
+    window.finish(f);
+}
+
+/// The shingle window of [`word_shingles`].
+struct Window {
+    k: usize,
+    /// Lengths of the words in the window, as a ring (`k <= MAX_FUSED_K`,
+    /// so it lives on the stack: no allocation per document).
+    lens: [usize; MAX_FUSED_K],
+    filled: usize,
+    oldest: usize,
+    /// The window's words joined by spaces, from `head` on.
+    joined: String,
+    head: usize,
+}
+
+impl Window {
+    fn new(k: usize, text_len: usize) -> Self {
+        Window {
+            k,
+            lens: [0; MAX_FUSED_K],
+            filled: 0,
+            oldest: 0,
+            // Sized for the window history up to the first compaction, so a
+            // typical document never reallocates it.
+            joined: String::with_capacity(text_len.min(2 * COMPACT_AFTER) + 64),
+            head: 0,
+        }
+    }
+
+    /// Slides the window over `w` and hands out the shingle once the
+    /// window is full. Forced inline: it is the body of the word loop.
+    #[inline(always)]
+    fn push<F: FnMut(&str)>(&mut self, w: &str, f: &mut F) {
+        if self.filled == self.k {
             // Drop the oldest word and the space after it (none when k = 1).
-            head = (head + lens[oldest] + 1).min(joined.len());
-            lens[oldest] = w.len();
+            self.head = (self.head + self.lens[self.oldest] + 1).min(self.joined.len());
+            self.lens[self.oldest] = w.len();
             // A compare, not `% k`: no division per word.
-            oldest += 1;
-            if oldest == k {
-                oldest = 0;
+            self.oldest += 1;
+            if self.oldest == self.k {
+                self.oldest = 0;
             }
         } else {
-            lens.push(w.len());
+            self.lens[self.filled] = w.len();
+            self.filled += 1;
         }
         // Compact once the dead prefix outweighs the live part (and a few
         // KiB, so short documents never compact): each byte moves O(1) times.
-        if head >= COMPACT_AFTER && head >= joined.len() - head {
-            joined.drain(..head);
-            head = 0;
+        if self.head >= COMPACT_AFTER && self.head >= self.joined.len() - self.head {
+            self.joined.drain(..self.head);
+            self.head = 0;
         }
-        if joined.len() > head || lens.len() > 1 {
-            joined.push(' ');
+        if self.joined.len() > self.head || self.filled > 1 {
+            self.joined.push(' ');
         }
-        joined.push_str(w);
-        if lens.len() == k {
-            f(&joined[head..]);
+        self.joined.push_str(w);
+        if self.filled == self.k {
+            f(&self.joined[self.head..]);
         }
-    });
-    if !lens.is_empty() && lens.len() < k {
-        f(&joined[head..]);
+    }
+
+    /// A document with fewer than `k` words is one shingle of all of them.
+    fn finish<F: FnMut(&str)>(self, mut f: F) {
+        if self.filled > 0 && self.filled < self.k {
+            f(&self.joined[self.head..]);
+        }
     }
 }
 

@@ -13,6 +13,7 @@ use crate::Result;
 mod ascii_words;
 pub(crate) mod fused;
 mod grapheme;
+mod mixed_words;
 mod shingle;
 mod word;
 

@@ -6,6 +6,7 @@ use alloc::boxed::Box;
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::ascii_words::AsciiWords;
+use super::mixed_words;
 use super::{StreamPlan, TokenStream, Tokenizer};
 use crate::canonical::split_safe;
 
@@ -61,9 +62,10 @@ impl Tokenizer for WordTokenizer {
 }
 
 /// Words of `input`: ASCII stretches through [`AsciiWords`], the stretches
-/// around non-ASCII bytes through `unicode-segmentation`. The stretches meet
-/// only at [`split_safe`] points (ASCII whitespace, then a non-whitespace
-/// ASCII byte), where UAX #29 always breaks and no rule looks across, so the
+/// around non-ASCII bytes through [`mixed_words`] (which hands what it does
+/// not model to `unicode-segmentation`). The stretches meet only at
+/// [`split_safe`] points (ASCII whitespace, then a non-whitespace ASCII
+/// byte), where UAX #29 always breaks and no rule looks across, so the
 /// concatenated result equals `unicode_words` on the whole text.
 pub(crate) fn for_each_word<F: FnMut(&str)>(input: &str, mut f: F) {
     if input.is_ascii() {
@@ -92,8 +94,9 @@ pub(crate) fn for_each_word<F: FnMut(&str)>(input: &str, mut f: F) {
         while end < b.len() && !split_safe(b[end - 1], b[end]) {
             end += 1;
         }
-        // `cut` and `end` sit before ASCII bytes (or at the ends): char boundaries.
-        input[cut..end].unicode_words().for_each(&mut f);
+        // `cut` and `end` sit before ASCII bytes (or at the ends): char
+        // boundaries, and split points of the whole text.
+        mixed_words::for_each_word(&input[cut..end], &mut f);
         pos = end;
     }
 }

@@ -1,0 +1,259 @@
+//! [`LshCandidateIndex`]: banded LSH without stored signatures.
+
+use alloc::format;
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::band_keys;
+use super::builder::check_banding;
+use super::core::Core;
+use super::index::full_error;
+use super::persist::{self, FileView, Header, Kind, Spec, Writer, tag};
+use super::run::{Entry, Run};
+use crate::{Error, MinHashSig, Result};
+
+/// A banded LSH index that keeps only ids and band keys: about 220 bytes a
+/// document at 16 × 8 banding instead of 1.25 KB, for pipelines that verify
+/// candidates elsewhere (exact Jaccard on the text, a database lookup) or
+/// only need the candidate pairs.
+///
+/// Band keys, banding rules and candidate sets are those of [`LshIndex`]
+/// (`query` answers the same ids); what it cannot do without signatures is
+/// verify a similarity ([`LshIndex::query_with_threshold`]) or return a
+/// stored signature.
+///
+/// [`LshIndex`]: crate::LshIndex
+/// [`LshIndex::query_with_threshold`]: crate::LshIndex::query_with_threshold
+///
+/// ```
+/// use txtfp::{LshCandidateIndex, MinHashSig};
+/// let sig = |x: u64| MinHashSig::<8> { hashes: [x, x, x, x, 1, 2, 3, x], ..MinHashSig::empty() };
+/// let mut idx = LshCandidateIndex::<8>::with_bands_rows(4, 2)?;
+/// idx.insert(1, &sig(5));
+/// idx.insert(2, &sig(6)); // shares the bands [1, 2] with id 1
+/// assert_eq!(idx.query(&sig(5)), [1, 2]);
+/// idx.remove(2);
+/// assert_eq!(idx.query(&sig(5)), [1]);
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct LshCandidateIndex<const H: usize> {
+    bands: usize,
+    rows: usize,
+    core: Core,
+}
+
+impl<const H: usize> LshCandidateIndex<H> {
+    /// An empty index with `bands` bands of `rows` slots.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] unless `bands × rows = H` (the messages of
+    /// [`LshIndex::with_bands_rows`](crate::LshIndex::with_bands_rows)).
+    pub fn with_bands_rows(bands: usize, rows: usize) -> Result<Self> {
+        check_banding(bands, rows, H)?;
+        Ok(Self {
+            bands,
+            rows,
+            core: Core::new(bands),
+        })
+    }
+
+    /// Number of bands.
+    pub fn bands(&self) -> usize {
+        self.bands
+    }
+
+    /// Signature slots per band.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of stored ids.
+    pub fn len(&self) -> usize {
+        self.core.len()
+    }
+
+    /// Whether the index holds no id.
+    pub fn is_empty(&self) -> bool {
+        self.core.len() == 0
+    }
+
+    /// Whether `id` is stored.
+    pub fn contains(&self, id: u64) -> bool {
+        self.core.slot(id).is_some()
+    }
+
+    /// Files `id` under the band keys of `sig`, replacing what `id` had.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] when `id` is new and the index already holds
+    /// 2³¹ − 1 ids; the index is then unchanged.
+    pub fn insert(&mut self, id: u64, sig: &MinHashSig<H>) -> Result<()> {
+        if self.core.slot(id).is_some() {
+            self.core.kill(id);
+        } else if !self.core.fits(1) {
+            return Err(full_error(1));
+        }
+        let (_, slot) = self.core.alloc(id).ok_or_else(|| full_error(1))?;
+        self.core.link(slot, band_keys(&sig.hashes, self.rows));
+        self.core.maybe_compact();
+        Ok(())
+    }
+
+    /// Inserts a batch of fresh, distinct ids, sorted into the band tables
+    /// in one pass; all or nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`], with the index unchanged, when an id is
+    /// already stored, repeated in the batch, or the batch does not fit.
+    pub fn try_extend<'a, I>(&mut self, items: I) -> Result<()>
+    where
+        I: IntoIterator<Item = (u64, &'a MinHashSig<H>)>,
+    {
+        let items: Vec<(u64, &MinHashSig<H>)> = items.into_iter().collect();
+        let mut seen = hashbrown::HashSet::with_capacity(items.len());
+        for &(id, _) in &items {
+            if self.contains(id) || !seen.insert(id) {
+                return Err(Error::InvalidInput(format!(
+                    "LshCandidateIndex::try_extend: id {id} already exists or is repeated"
+                )));
+            }
+        }
+        if !self.core.fits(items.len()) {
+            return Err(full_error(items.len()));
+        }
+        self.core.reserve(items.len());
+        let mut slots = Vec::with_capacity(items.len());
+        let mut keys = Vec::with_capacity(items.len() * self.bands);
+        for (id, sig) in items {
+            let (_, slot) = self.core.alloc(id).ok_or_else(|| full_error(1))?;
+            slots.push(slot);
+            keys.extend(band_keys(&sig.hashes, self.rows));
+        }
+        self.core.link_batch(&slots, &keys);
+        Ok(())
+    }
+
+    /// Removes `id`; returns whether it was stored.
+    pub fn remove(&mut self, id: u64) -> bool {
+        let found = self.core.kill(id).is_some();
+        self.core.maybe_compact();
+        found
+    }
+
+    /// Ids sharing at least one band bucket with `sig`, ascending (the
+    /// candidates of [`LshIndex::query`](crate::LshIndex::query)).
+    pub fn query(&self, sig: &MinHashSig<H>) -> Vec<u64> {
+        let mut slots = Vec::with_capacity(2 * self.bands);
+        self.core
+            .candidates(band_keys(&sig.hashes, self.rows), &mut slots);
+        slots.sort_unstable();
+        slots.dedup();
+        let mut out: Vec<u64> = slots.into_iter().map(|s| self.core.id(s)).collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// Merges pending inserts and removals into the compact layout.
+    pub fn compact(&mut self) {
+        self.core.compact();
+        self.core.shrink_to_fit();
+    }
+
+    /// Heap bytes held.
+    pub fn memory_usage(&self) -> usize {
+        self.core.heap_bytes() + self.bands * core::mem::size_of::<Run>()
+    }
+
+    /// The index file (format of ARCHITECTURE.md, "Index files"; flags 0:
+    /// no payload section).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut order: Vec<(u64, u32)> = self.core.id_slots().collect();
+        order.sort_unstable();
+        let mut rank = alloc::vec![u32::MAX; self.core.slot_count()];
+        for (r, &(_, slot)) in order.iter().enumerate() {
+            rank[slot as usize] = r as u32;
+        }
+        let runs: Vec<Run> = (0..self.bands)
+            .map(|t| {
+                let mut entries = self.core.live_entries(t);
+                for e in &mut entries {
+                    e.1 = rank[e.1 as usize];
+                }
+                super::core::sort_entries(&mut entries);
+                Run::from_sorted(entries.iter().map(|&(k, s)| Entry::new(k, s)).collect())
+            })
+            .collect();
+        let n = order.len() as u64;
+        let mut specs = alloc::vec![Spec {
+            tag: tag::IDS,
+            aux: 0,
+            len: n * 8
+        }];
+        for (t, run) in runs.iter().enumerate() {
+            specs.extend(persist::run_specs(t as u32, run.as_ref()));
+        }
+        let header = Header {
+            kind: Kind::Lsh,
+            params: [H as u64, self.bands as u64, self.rows as u64, 0],
+            docs: n,
+        };
+        let mut out = Vec::new();
+        let written = (|| {
+            let mut w = Writer::begin(
+                |b: &[u8]| {
+                    out.extend_from_slice(b);
+                    Ok(())
+                },
+                header,
+                specs,
+            )?;
+            let ids: Vec<u64> = order.iter().map(|e| e.0).collect();
+            w.write_pod(&ids)?;
+            for run in &runs {
+                persist::write_run(&mut w, run.as_ref())?;
+            }
+            w.finish()
+        })();
+        written.expect("writing to memory cannot fail");
+        out
+    }
+
+    /// Reads the bytes of [`to_bytes`](Self::to_bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] for truncated, damaged or foreign bytes;
+    /// [`Error::Config`] for another `H` or a file with signatures (load
+    /// those as [`LshIndex`](crate::LshIndex)).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut words = alloc::vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        let aligned = &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()];
+        let view = FileView::parse(aligned, Kind::Lsh)?;
+        let parts = super::save::Parts::<H>::read_keys_only(&view)?;
+        let runs = parts
+            .runs
+            .iter()
+            .map(|r| Run::from_sorted(r.entries.to_vec()));
+        Ok(Self {
+            bands: parts.bands,
+            rows: parts.rows,
+            core: Core::from_parts(parts.ids.to_vec(), runs.collect()),
+        })
+    }
+}
+
+impl<const H: usize> fmt::Debug for LshCandidateIndex<H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LshCandidateIndex")
+            .field("h", &H)
+            .field("bands", &self.bands)
+            .field("rows", &self.rows)
+            .field("len", &self.len())
+            .finish()
+    }
+}

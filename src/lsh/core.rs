@@ -1,0 +1,414 @@
+//! The storage engine shared by the LSH and SimHash indexes: caller ids
+//! mapped to dense slots, and `T` key tables from a `u64` key to the slots
+//! filed under it.
+//!
+//! Each key table is an LSM pair: a sorted [`Run`] (12 bytes an entry) and a
+//! small hash [`BandTable`] that takes single inserts. When the hash tables
+//! hold more than half as many slots as the runs, both are merged into new
+//! runs; the copying this costs is amortised to a few entry moves per insert.
+//!
+//! Removal is lazy: a removed slot is marked dead, its entries stay where
+//! they are and are skipped by queries, and the next merge drops them. Only
+//! then does the slot become free for reuse, so a live slot's entries are
+//! never confused with those of an earlier owner of the same slot.
+
+use alloc::vec::Vec;
+
+use hashbrown::HashMap;
+
+use super::run::{Entry, Probe, Run};
+use super::table::{BandTable, MAX_SLOTS};
+
+/// Slots the hash tables take before a merge is considered at all.
+#[cfg(not(test))]
+const MIN_DELTA: usize = 4096;
+/// Tiny in unit tests, so that every path (hash tables, runs, merges with
+/// dead slots) runs on small indexes.
+#[cfg(test)]
+const MIN_DELTA: usize = 3;
+
+/// Ids, slots and key tables.
+#[derive(Clone)]
+pub(crate) struct Core {
+    /// Id of each slot (stale for dead and free slots).
+    ids: Vec<u64>,
+    /// One bit per slot: set while the slot holds a live id.
+    live: Vec<u64>,
+    slot_of: HashMap<u64, u32>,
+    /// Slots dead but still present in some table entry.
+    dead: Vec<u32>,
+    /// Slots ready for reuse.
+    free: Vec<u32>,
+    runs: Vec<Run>,
+    deltas: Vec<BandTable>,
+    /// Slots whose entries sit in `deltas`.
+    delta_slots: usize,
+}
+
+impl Core {
+    pub(crate) fn new(tables: usize) -> Self {
+        Self {
+            ids: Vec::new(),
+            live: Vec::new(),
+            slot_of: HashMap::new(),
+            dead: Vec::new(),
+            free: Vec::new(),
+            runs: (0..tables).map(|_| Run::default()).collect(),
+            deltas: (0..tables).map(|_| BandTable::default()).collect(),
+            delta_slots: 0,
+        }
+    }
+
+    pub(crate) fn tables(&self) -> usize {
+        self.runs.len()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.slot_of.len()
+    }
+
+    /// Slots ever handed out (live, dead or free): the length the owner's
+    /// per-slot arrays must have.
+    pub(crate) fn slot_count(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub(crate) fn slot(&self, id: u64) -> Option<u32> {
+        self.slot_of.get(&id).copied()
+    }
+
+    pub(crate) fn id(&self, slot: u32) -> u64 {
+        self.ids[slot as usize]
+    }
+
+    pub(crate) fn is_live(&self, slot: u32) -> bool {
+        let s = slot as usize;
+        self.live
+            .get(s / 64)
+            .is_some_and(|w| w & (1 << (s % 64)) != 0)
+    }
+
+    pub(crate) fn id_slots(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        self.slot_of.iter().map(|(&id, &slot)| (id, slot))
+    }
+
+    /// Whether `n` new ids fit beside the live ones.
+    pub(crate) fn fits(&self, n: usize) -> bool {
+        self.len().saturating_add(n) <= MAX_SLOTS
+    }
+
+    /// Makes room for `additional` new ids without rehashing.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.slot_of.reserve(additional);
+        self.ids.reserve(additional.saturating_sub(self.free.len()));
+    }
+
+    /// Gives `id` (not present) a slot, live but in no table yet. `None` when
+    /// the index is full. Returns whether the slot is new (the owner must push
+    /// to its per-slot arrays) and the slot.
+    pub(crate) fn alloc(&mut self, id: u64) -> Option<(bool, u32)> {
+        debug_assert!(!self.slot_of.contains_key(&id));
+        if self.free.is_empty() && self.ids.len() >= MAX_SLOTS {
+            if self.dead.is_empty() {
+                return None;
+            }
+            self.compact();
+        }
+        let (fresh, slot) = match self.free.pop() {
+            Some(slot) => {
+                self.ids[slot as usize] = id;
+                (false, slot)
+            }
+            None => {
+                if self.ids.len() >= MAX_SLOTS {
+                    return None;
+                }
+                self.ids.push(id);
+                if self.ids.len() > self.live.len() * 64 {
+                    self.live.push(0);
+                }
+                (true, (self.ids.len() - 1) as u32)
+            }
+        };
+        let s = slot as usize;
+        self.live[s / 64] |= 1 << (s % 64);
+        self.slot_of.insert(id, slot);
+        Some((fresh, slot))
+    }
+
+    /// Files a live `slot` under `keys` (one per table) in the hash tables.
+    pub(crate) fn link(&mut self, slot: u32, keys: impl IntoIterator<Item = u64>) {
+        for (delta, key) in self.deltas.iter_mut().zip(keys) {
+            delta.insert(key, slot);
+        }
+        self.delta_slots += 1;
+    }
+
+    /// Merges the hash tables into the runs once they are large enough.
+    pub(crate) fn maybe_compact(&mut self) {
+        let base = self.runs.first().map_or(0, Run::len);
+        let limit = MIN_DELTA.max(base / 2);
+        if self.delta_slots > limit || self.dead.len() > limit {
+            self.compact();
+        }
+    }
+
+    /// Removes `id`; returns its slot (now dead, not reusable until the next
+    /// merge, so the owner's per-slot data stays readable until then).
+    pub(crate) fn kill(&mut self, id: u64) -> Option<u32> {
+        let slot = self.slot_of.remove(&id)?;
+        let s = slot as usize;
+        self.live[s / 64] &= !(1 << (s % 64));
+        self.dead.push(slot);
+        Some(slot)
+    }
+
+    /// Appends to `out` the live slots filed under `keys` (one key per table;
+    /// a slot appears once per table that matches).
+    pub(crate) fn candidates(&self, keys: impl IntoIterator<Item = u64>, out: &mut Vec<u32>) {
+        // Tables are probed in groups: first every directory range of the
+        // group, then every bucket. The loads of one stage are independent,
+        // so the CPU overlaps their cache misses instead of waiting for one
+        // table's chain of loads before starting the next.
+        const GROUP: usize = 16;
+        let mut keys = keys.into_iter();
+        let mut staged = [(0u64, Probe::default(), 0u32); GROUP];
+        let mut t0 = 0;
+        while t0 < self.runs.len() {
+            let mut n = 0;
+            for (slot, key) in staged.iter_mut().zip(keys.by_ref()) {
+                let run = self.runs[t0 + n].as_ref();
+                let probe = run.locate(key);
+                // Reading the guessed entry now starts its cache miss; the
+                // search below then finds the line loaded.
+                let touched = run.guessed(probe).map_or(0, Entry::slot);
+                *slot = (key, probe, touched);
+                n += 1;
+                if t0 + n == self.runs.len() {
+                    break;
+                }
+            }
+            core::hint::black_box(&staged);
+            if n == 0 {
+                break;
+            }
+            for (i, &(key, probe, _)) in staged[..n].iter().enumerate() {
+                let t = t0 + i;
+                for e in self.runs[t].as_ref().find(key, probe) {
+                    if self.is_live(e.slot()) {
+                        out.push(e.slot());
+                    }
+                }
+                if self.delta_slots != 0 {
+                    for &slot in self.deltas[t].get(key) {
+                        if self.is_live(slot) {
+                            out.push(slot);
+                        }
+                    }
+                }
+            }
+            t0 += n;
+        }
+    }
+
+    /// Merges every hash table into its run, drops dead entries and frees
+    /// their slots.
+    pub(crate) fn compact(&mut self) {
+        let mut added: Vec<(u64, u32)> = Vec::new();
+        for (run, delta) in self.runs.iter_mut().zip(&mut self.deltas) {
+            added.clear();
+            delta.drain_into(&mut added);
+            sort_entries(&mut added);
+            let live = &self.live;
+            let keep = |s: u32| live[s as usize / 64] & (1 << (s % 64)) != 0;
+            *run = Run::merged(run.as_ref(), &added, keep);
+        }
+        self.delta_slots = 0;
+        self.free.append(&mut self.dead);
+    }
+
+    /// Files many fresh live slots at once: `keys[i * tables + t]` is the key
+    /// of `slots[i]` in table `t`. Small batches go to the hash tables; large
+    /// ones are sorted and merged straight into the runs.
+    pub(crate) fn link_batch(&mut self, slots: &[u32], keys: &[u64]) {
+        if self.link_small_batch(slots, keys) {
+            return;
+        }
+        let tables = self.tables();
+        let live = &self.live;
+        for (t, (run, delta)) in self.runs.iter_mut().zip(&mut self.deltas).enumerate() {
+            merge_batch(run, delta, live, slots, keys, t, tables);
+        }
+        self.delta_slots = 0;
+        self.free.append(&mut self.dead);
+    }
+
+    /// [`link_batch`](Self::link_batch) with one rayon task per table.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn link_batch_par(&mut self, slots: &[u32], keys: &[u64]) {
+        use rayon::prelude::*;
+        if self.link_small_batch(slots, keys) {
+            return;
+        }
+        let tables = self.tables();
+        let live = &self.live;
+        self.runs
+            .par_iter_mut()
+            .zip(self.deltas.par_iter_mut())
+            .enumerate()
+            .for_each(|(t, (run, delta))| merge_batch(run, delta, live, slots, keys, t, tables));
+        self.delta_slots = 0;
+        self.free.append(&mut self.dead);
+    }
+
+    /// Files a batch too small to be worth a merge into the hash tables;
+    /// returns whether it did.
+    fn link_small_batch(&mut self, slots: &[u32], keys: &[u64]) -> bool {
+        let tables = self.tables();
+        debug_assert_eq!(slots.len() * tables, keys.len());
+        let base = self.runs.first().map_or(0, Run::len);
+        if slots.len() >= MIN_DELTA.max(base / 8) {
+            return false;
+        }
+        for (slot, k) in slots.iter().zip(keys.chunks_exact(tables.max(1))) {
+            self.link(*slot, k.iter().copied());
+        }
+        self.maybe_compact();
+        true
+    }
+
+    /// Heap bytes held by the engine (ids, maps, tables), for the memory
+    /// figures of the benchmarks.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let map = self.slot_of.capacity() * (12 + 1);
+        self.ids.capacity() * 8
+            + self.live.capacity() * 8
+            + map
+            + (self.dead.capacity() + self.free.capacity()) * 4
+            + self.runs.iter().map(Run::heap_bytes).sum::<usize>()
+            + self.deltas.iter().map(BandTable::heap_bytes).sum::<usize>()
+    }
+
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.ids.shrink_to_fit();
+        self.live.shrink_to_fit();
+        self.slot_of.shrink_to_fit();
+        self.dead.shrink_to_fit();
+        self.free.shrink_to_fit();
+        for d in &mut self.deltas {
+            d.shrink_to_fit();
+        }
+    }
+
+    /// Rebuilds a compact engine from dense, validated parts: `ids[s]` is the
+    /// id of slot `s` (all distinct) and `runs[t]` is table `t`.
+    pub(crate) fn from_parts(ids: Vec<u64>, runs: Vec<Run>) -> Self {
+        let n = ids.len();
+        let mut live = alloc::vec![u64::MAX; n / 64];
+        if !n.is_multiple_of(64) {
+            live.push((1u64 << (n % 64)) - 1);
+        }
+        let slot_of = ids
+            .iter()
+            .enumerate()
+            .map(|(s, &id)| (id, s as u32))
+            .collect();
+        let tables = runs.len();
+        Self {
+            ids,
+            live,
+            slot_of,
+            dead: Vec::new(),
+            free: Vec::new(),
+            runs,
+            deltas: (0..tables).map(|_| BandTable::default()).collect(),
+            delta_slots: 0,
+        }
+    }
+
+    /// Entries of table `t` (run and hash table) of live slots, in no
+    /// particular order.
+    pub(crate) fn live_entries(&self, t: usize) -> Vec<(u64, u32)> {
+        let mut out: Vec<(u64, u32)> = Vec::with_capacity(self.runs[t].len());
+        self.deltas[t].collect_into(&mut out);
+        out.extend(self.runs[t].as_ref().iter());
+        out.retain(|&(_, s)| self.is_live(s));
+        out
+    }
+}
+
+/// Merges table `t` of a batch (see [`Core::link_batch`]) and the table's
+/// hash entries into its run, dropping entries of dead slots.
+fn merge_batch(
+    run: &mut Run,
+    delta: &mut BandTable,
+    live: &[u64],
+    slots: &[u32],
+    keys: &[u64],
+    t: usize,
+    tables: usize,
+) {
+    let mut added: Vec<(u64, u32)> = Vec::with_capacity(slots.len());
+    delta.drain_into(&mut added);
+    added.extend(
+        slots
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (keys[i * tables + t], s)),
+    );
+    sort_entries(&mut added);
+    let keep = |s: u32| live[s as usize / 64] & (1 << (s % 64)) != 0;
+    *run = Run::merged(run.as_ref(), &added, keep);
+}
+
+/// Sorts `(key, slot)` entries by key (then slot). Keys are hash digests, so
+/// one scatter by the top key bits leaves buckets of a few entries, each
+/// finished by a small comparison sort.
+pub(crate) fn sort_entries(entries: &mut Vec<(u64, u32)>) {
+    let n = entries.len();
+    if n < 256 {
+        entries.sort_unstable();
+        return;
+    }
+    let bits = super::run::dir_bits(n).max(1);
+    let shift = 64 - bits;
+    let mut counts = alloc::vec![0u32; (1usize << bits) + 1];
+    for e in entries.iter() {
+        counts[(e.0 >> shift) as usize + 1] += 1;
+    }
+    for i in 1..counts.len() {
+        counts[i] += counts[i - 1];
+    }
+    let mut out = alloc::vec![(0u64, 0u32); n];
+    let mut next = counts.clone();
+    for &e in entries.iter() {
+        let b = (e.0 >> shift) as usize;
+        out[next[b] as usize] = e;
+        next[b] += 1;
+    }
+    for w in counts.windows(2) {
+        out[w[0] as usize..w[1] as usize].sort_unstable();
+    }
+    *entries = out;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn sort_entries_sorts(mut v in proptest::collection::vec((any::<u64>(), any::<u32>()), 0..3000), skew in any::<bool>()) {
+            if skew {
+                for e in &mut v {
+                    e.0 &= 0xffff;
+                }
+            }
+            let mut want = v.clone();
+            want.sort_unstable();
+            sort_entries(&mut v);
+            prop_assert_eq!(v, want);
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! Saving and loading [`LshIndex`] (file format: [`persist`](super::persist)).
+//!
+//! Parameters of an LSH file: `[H, bands, rows, flags]`, flag bit 0 = the
+//! payload holds the signatures (always set by this build). The payload is
+//! one [`MinHashSig<H>`] per document, in id order.
+
+use alloc::format;
+use alloc::vec::Vec;
+
+use super::core::{Core, sort_entries};
+use super::index::LshIndex;
+use super::persist::{self, FileView, Header, Kind, Spec, Writer, corrupt, tag};
+use super::run::{Entry, Run, RunRef};
+use crate::classical::minhash::SCHEMA_VERSION;
+use crate::{Error, MinHashSig, Result};
+
+/// Flag bit: the payload section holds the signatures.
+const HAS_SIGNATURES: u64 = 1;
+
+impl<const H: usize> LshIndex<H> {
+    /// Writes the index in the versioned, checksummed format of
+    /// ARCHITECTURE.md ("Index files") through `sink`, which receives
+    /// consecutive pieces of the file.
+    pub fn write_to(&self, mut sink: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        // Slots are renumbered by ascending id: slot = rank, so a mapped file
+        // finds an id by binary search and needs no id map.
+        let mut order: Vec<(u64, u32)> = self.core.id_slots().collect();
+        order.sort_unstable();
+        let mut rank = alloc::vec![u32::MAX; self.core.slot_count()];
+        for (r, &(_, slot)) in order.iter().enumerate() {
+            rank[slot as usize] = r as u32;
+        }
+        let runs: Vec<Run> = (0..self.bands)
+            .map(|t| {
+                let mut entries = self.core.live_entries(t);
+                for e in &mut entries {
+                    e.1 = rank[e.1 as usize];
+                }
+                // Equal keys in slot order: the file depends on nothing but
+                // the index's contents.
+                sort_entries(&mut entries);
+                Run::from_sorted(entries.iter().map(|&(k, s)| Entry::new(k, s)).collect())
+            })
+            .collect();
+        let n = order.len() as u64;
+        let mut specs = alloc::vec![
+            Spec {
+                tag: tag::IDS,
+                aux: 0,
+                len: n * 8
+            },
+            Spec {
+                tag: tag::PAYLOAD,
+                aux: 0,
+                len: n * core::mem::size_of::<MinHashSig<H>>() as u64,
+            },
+        ];
+        for (t, run) in runs.iter().enumerate() {
+            specs.extend(persist::run_specs(t as u32, run.as_ref()));
+        }
+        let header = Header {
+            kind: Kind::Lsh,
+            params: [
+                H as u64,
+                self.bands as u64,
+                self.rows as u64,
+                HAS_SIGNATURES,
+            ],
+            docs: n,
+        };
+        let mut w = Writer::begin(&mut sink, header, specs)?;
+        let ids: Vec<u64> = order.iter().map(|e| e.0).collect();
+        w.write_pod(&ids)?;
+        for chunk in order.chunks(1024) {
+            let sigs: Vec<MinHashSig<H>> =
+                chunk.iter().map(|&(_, s)| self.sigs[s as usize]).collect();
+            w.write_pod(&sigs)?;
+        }
+        for run in &runs {
+            persist::write_run(&mut w, run.as_ref())?;
+        }
+        w.finish()
+    }
+
+    /// The index file as bytes.
+    ///
+    /// ```
+    /// use txtfp::{LshIndex, MinHashSig};
+    /// let sig = |x: u64| MinHashSig::<8> { hashes: [x; 8], ..MinHashSig::empty() };
+    /// let mut idx = LshIndex::<8>::with_bands_rows(4, 2)?;
+    /// idx.insert(1, sig(7));
+    /// idx.insert(2, sig(7));
+    /// let bytes = idx.to_bytes();
+    /// let back = LshIndex::<8>::from_bytes(&bytes)?;
+    /// assert_eq!(back.query(&sig(7)), [1, 2]);
+    /// // One flipped byte is caught by the checksum.
+    /// let mut bad = bytes.clone();
+    /// bad[100] ^= 1;
+    /// assert!(LshIndex::<8>::from_bytes(&bad).is_err());
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_to(|b| {
+            out.extend_from_slice(b);
+            Ok(())
+        })
+        .expect("writing to memory cannot fail");
+        out
+    }
+
+    /// Reads an index from the bytes of [`to_bytes`](Self::to_bytes) (or a
+    /// saved file).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] when the bytes are truncated, damaged (checksum),
+    /// of another format version or index kind, or structurally invalid;
+    /// [`Error::Config`] when the file's `H` is not this index's `H`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        if bytes.as_ptr().align_offset(8) == 0 {
+            return Self::from_view(&FileView::parse(bytes, Kind::Lsh)?);
+        }
+        let mut words = alloc::vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        let aligned = &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()];
+        Self::from_view(&FileView::parse(aligned, Kind::Lsh)?)
+    }
+
+    fn from_view(view: &FileView<'_>) -> Result<Self> {
+        let parts = Parts::<H>::read(view)?;
+        let runs = parts
+            .runs
+            .iter()
+            .map(|r| Run::from_sorted(r.entries.to_vec()));
+        Ok(Self {
+            bands: parts.bands,
+            rows: parts.rows,
+            sigs: parts.sigs.to_vec(),
+            core: Core::from_parts(parts.ids.to_vec(), runs.collect()),
+        })
+    }
+
+    /// Saves the index to `path` atomically: the file is written beside it
+    /// under a temporary name, flushed, and renamed over `path`, so a crash
+    /// never leaves a half-written index where a good one was.
+    ///
+    /// ```
+    /// use txtfp::{LshIndex, MinHashSig};
+    /// let dir = std::env::temp_dir().join(format!("txtfp-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("lsh.idx");
+    /// let mut idx = LshIndex::<8>::with_bands_rows(4, 2)?;
+    /// idx.insert(1, MinHashSig::empty());
+    /// idx.save(&path)?;
+    /// assert_eq!(LshIndex::<8>::load(&path)?.len(), 1);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
+        persist::save_atomically(path.as_ref(), |sink| self.write_to(sink))
+    }
+
+    /// Loads an index saved by [`save`](Self::save) into memory.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the file cannot be read, and the errors of
+    /// [`from_bytes`](Self::from_bytes).
+    #[cfg(feature = "std")]
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        let file = std::fs::File::open(path.as_ref())?;
+        let words = persist::read_aligned(file, u64::MAX)?;
+        Self::from_view(&FileView::parse(persist::aligned_bytes(&words), Kind::Lsh)?)
+    }
+}
+
+/// The validated sections of an LSH file, borrowed in place.
+pub(crate) struct Parts<'a, const H: usize> {
+    pub(crate) bands: usize,
+    pub(crate) rows: usize,
+    pub(crate) ids: &'a [u64],
+    pub(crate) sigs: &'a [MinHashSig<H>],
+    pub(crate) runs: Vec<RunRef<'a>>,
+}
+
+impl<'a, const H: usize> Parts<'a, H> {
+    /// The sections of a file with signatures ([`LshIndex`]).
+    pub(crate) fn read(view: &FileView<'a>) -> Result<Self> {
+        Self::read_flagged(view, true)
+    }
+
+    /// The sections of a file without signatures
+    /// ([`LshCandidateIndex`](crate::LshCandidateIndex)); `sigs` is empty.
+    pub(crate) fn read_keys_only(view: &FileView<'a>) -> Result<Self> {
+        Self::read_flagged(view, false)
+    }
+
+    fn read_flagged(view: &FileView<'a>, with_sigs: bool) -> Result<Self> {
+        let [h, bands, rows, flags] = view.header.params;
+        if h != H as u64 {
+            return Err(Error::Config(format!(
+                "index file holds H = {h} signatures, this index has H = {H}"
+            )));
+        }
+        if bands.checked_mul(rows) != Some(h) || bands == 0 {
+            return Err(corrupt(format!("{bands} bands × {rows} rows ≠ H = {h}")));
+        }
+        match (flags, with_sigs) {
+            (HAS_SIGNATURES, true) | (0, false) => {}
+            (0, true) => {
+                return Err(Error::Config(
+                    "index file has no signatures; open it as LshCandidateIndex".into(),
+                ));
+            }
+            (HAS_SIGNATURES, false) => {
+                return Err(Error::Config(
+                    "index file stores signatures; open it as LshIndex".into(),
+                ));
+            }
+            _ => return Err(corrupt(format!("unknown flags {flags:#x}"))),
+        }
+        if view.header.docs > super::table::MAX_SLOTS as u64 {
+            return Err(corrupt(format!("{} documents", view.header.docs)));
+        }
+        let ids = view.ids()?;
+        let sigs: &[MinHashSig<H>] = if with_sigs {
+            view.array(tag::PAYLOAD, view.header.docs)?
+        } else {
+            &[]
+        };
+        if let Some(bad) = sigs
+            .iter()
+            .position(|s| s.schema != SCHEMA_VERSION || s._pad != [0; 6])
+        {
+            return Err(corrupt(format!(
+                "signature {bad} has schema {} or non-zero padding",
+                sigs[bad].schema
+            )));
+        }
+        let runs = (0..bands as u32)
+            .map(|t| view.run(t))
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(t) = runs.iter().position(|r| r.len() as u64 != view.header.docs) {
+            return Err(corrupt(format!(
+                "table {t} has {} entries for {} documents",
+                runs[t].len(),
+                view.header.docs
+            )));
+        }
+        Ok(Self {
+            bands: bands as usize,
+            rows: rows as usize,
+            ids,
+            sigs,
+            runs,
+        })
+    }
+}

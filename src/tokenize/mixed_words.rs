@@ -1,0 +1,348 @@
+//! UAX #29 words over text with non-ASCII characters, without the general
+//! state machine where the characters allow it.
+//!
+//! Most letters of the scripts in real text (Latin with diacritics, Greek,
+//! Cyrillic, Arabic, Hangul syllables) have the same word-break behaviour as
+//! ASCII letters, Arabic-Indic digits that of ASCII digits, and Han
+//! ideographs and kana-less CJK punctuation that of an ASCII symbol. This
+//! module gives such characters the [`ascii_words`](super::ascii_words) class
+//! bits and runs the same rules over them. Every other character (combining
+//! marks, format characters, Katakana, Hebrew, emoji, unassigned code
+//! points...) is *complex*: the stretch around it goes to
+//! `unicode-segmentation`, cut at *split points* — positions where UAX #29
+//! always breaks and where no rule looks across — so the result is exactly
+//! `unicode_words` of the whole text.
+//!
+//! A split point sits before a non-complex, non-whitespace character that
+//! follows either ASCII whitespace, or a character of word-break class
+//! `Other` that is neither whitespace nor `"` (`PLAIN`). Whitespace and
+//! `Other` never join what follows except through WB3 (CR LF), WB3d
+//! (space space) and WB4 (extend and format characters, which are complex),
+//! and no rule looks back across them (WB6/7, WB7b/c and WB11/12 need a
+//! letter, digit or `"` there; WB15/16 a regional indicator).
+//!
+//! The tests check the class of every non-complex code point against
+//! `unicode-segmentation` and compare whole texts on random strings.
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::ascii_words::{self, CLASS};
+
+/// The [`ascii_words`] bits, plus the three below.
+type Class = u16;
+
+const WORD: Class = ascii_words::WORD as Class;
+const ALNUM: Class = ascii_words::ALNUM as Class;
+const LETTER: Class = ascii_words::LETTER as Class;
+const DIGIT: Class = ascii_words::DIGIT as Class;
+const MID_LETTERS: Class = ascii_words::MID_LETTERS as Class;
+const MID_DIGITS: Class = ascii_words::MID_DIGITS as Class;
+
+/// Word-break class `Other`, not whitespace and not `"`: breaks on both
+/// sides and is invisible to every context rule. With `ALNUM` it is a word
+/// on its own (a Han ideograph).
+const PLAIN: Class = 1 << 8;
+/// ASCII whitespace.
+const SPACE: Class = 1 << 9;
+/// Anything this module does not model: handled by `unicode-segmentation`.
+const COMPLEX: Class = 1 << 10;
+/// Katakana (with `WORD`): joins Katakana and `_`-like characters, but not
+/// letters or digits (WB13, WB13a/b).
+const KATAKANA: Class = 1 << 11;
+/// The `WORD` kinds that Katakana does not join; `WORD` without any of them
+/// is `ExtendNumLet` (`_`), which joins every kind.
+const KINDS: Class = LETTER | DIGIT | KATAKANA;
+
+const L: Class = WORD | ALNUM | LETTER;
+const N: Class = WORD | ALNUM | DIGIT;
+const P: Class = PLAIN;
+const PA: Class = PLAIN | ALNUM;
+const ML: Class = MID_LETTERS;
+const MN: Class = MID_DIGITS;
+const MNL: Class = MID_LETTERS | MID_DIGITS;
+const K: Class = WORD | ALNUM | KATAKANA;
+
+/// Classes of the ASCII bytes.
+const ASCII: [Class; 128] = {
+    let mut t = [0; 128];
+    let mut c = 0;
+    while c < 128 {
+        let extra = match c as u8 {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => SPACE,
+            b'"' => 0,
+            _ if CLASS[c] == 0 => PLAIN,
+            _ => 0,
+        };
+        t[c] = CLASS[c] as Class | extra;
+        c += 1;
+    }
+    t
+};
+
+/// Classes of U+0080..=U+07FF (the two-byte UTF-8 range), from these ranges;
+/// code points not listed are complex.
+const TWO_BYTE_RANGES: &[(u32, u32, Class)] = &[
+    // Latin-1 punctuation and symbols, ª º µ, Latin letters and IPA.
+    (0x00A0, 0x00A9, P),
+    (0x00AA, 0x00AA, L),
+    (0x00AB, 0x00AC, P),
+    (0x00AE, 0x00B1, P),
+    (0x00B2, 0x00B3, PA),
+    (0x00B4, 0x00B4, P),
+    (0x00B5, 0x00B5, L),
+    (0x00B6, 0x00B6, P),
+    (0x00B7, 0x00B7, ML),
+    (0x00B9, 0x00B9, PA),
+    (0x00BA, 0x00BA, L),
+    (0x00BB, 0x00BB, P),
+    (0x00BC, 0x00BE, PA),
+    (0x00BF, 0x00BF, P),
+    (0x00C0, 0x00D6, L),
+    (0x00D7, 0x00D7, P),
+    (0x00D8, 0x00F6, L),
+    (0x00F7, 0x00F7, P),
+    (0x00F8, 0x02AF, L),
+    // Greek and Cyrillic.
+    (0x0386, 0x0386, L),
+    (0x0387, 0x0387, ML),
+    (0x0388, 0x038A, L),
+    (0x038C, 0x038C, L),
+    (0x038E, 0x03A1, L),
+    (0x03A3, 0x03F5, L),
+    (0x03F6, 0x03F6, P),
+    (0x03F7, 0x0481, L),
+    (0x0482, 0x0482, P),
+    (0x048A, 0x052F, L),
+    // Arabic letters, digits and punctuation (not the marks).
+    (0x060C, 0x060D, MN),
+    (0x061B, 0x061B, P),
+    (0x061E, 0x061F, P),
+    (0x0620, 0x064A, L),
+    (0x0660, 0x0669, N),
+    (0x066A, 0x066A, P),
+    (0x066C, 0x066C, MN),
+    (0x066D, 0x066D, P),
+    (0x066E, 0x066F, L),
+    (0x0671, 0x06D3, L),
+    (0x06D4, 0x06D4, P),
+    (0x06D5, 0x06D5, L),
+    (0x06EE, 0x06EF, L),
+    (0x06F0, 0x06F9, N),
+    (0x06FA, 0x06FC, L),
+    (0x06FD, 0x06FE, P),
+    (0x06FF, 0x06FF, L),
+];
+
+const TWO_BYTE: [Class; 0x780] = {
+    let mut t = [COMPLEX; 0x780];
+    let mut r = 0;
+    while r < TWO_BYTE_RANGES.len() {
+        let (lo, hi, class) = TWO_BYTE_RANGES[r];
+        let mut c = lo;
+        while c <= hi {
+            t[(c - 0x80) as usize] = class;
+            c += 1;
+        }
+        r += 1;
+    }
+    t
+};
+
+/// Classes of U+0800..=U+FFFF: general punctuation, arrows and box
+/// drawing, CJK punctuation, kana, Han and Hangul syllables.
+#[inline]
+fn three_byte_class(cp: u32) -> Class {
+    match cp {
+        0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x3041..=0x3096 | 0x309D..=0x309F => PA,
+        0xAC00..=0xD7A3 | 0x3005 => L,
+        0x2010..=0x2017 | 0x201A..=0x2023 | 0x2025..=0x2026 | 0x2030..=0x203E => P,
+        0x2018..=0x2019 | 0x2024 => MNL,
+        0x2027 => ML,
+        0x3001..=0x3004 | 0x3008..=0x3020 => P,
+        0x3006..=0x3007 | 0x3021..=0x3029 => PA,
+        0x30A1..=0x30FA | 0x30FC..=0x30FF => K,
+        0x30FB | 0x2190..=0x21FF | 0x2500..=0x25FF => P,
+        _ => COMPLEX,
+    }
+}
+
+/// Class and UTF-8 length of the character starting at `b[i]` (a character
+/// boundary of a `str`).
+#[inline(always)]
+fn class_at(b: &[u8], i: usize) -> (Class, usize) {
+    let b0 = b[i];
+    if b0 < 0x80 {
+        return (ASCII[b0 as usize], 1);
+    }
+    if b0 < 0xE0 {
+        let cp = (u32::from(b0 & 0x1F) << 6) | u32::from(b[i + 1] & 0x3F);
+        // Two-byte sequences encode U+0080..=U+07FF.
+        return (TWO_BYTE[(cp - 0x80) as usize], 2);
+    }
+    if b0 < 0xF0 {
+        let cp = (u32::from(b0 & 0x0F) << 12)
+            | (u32::from(b[i + 1] & 0x3F) << 6)
+            | u32::from(b[i + 2] & 0x3F);
+        return (three_byte_class(cp), 3);
+    }
+    (COMPLEX, 4)
+}
+
+/// Is there a split point between a character of class `prev` and one of
+/// class `next`?
+#[inline]
+fn is_split(prev: Class, next: Class) -> bool {
+    next & COMPLEX == 0 && (prev & PLAIN != 0 || (prev & SPACE != 0 && next & SPACE == 0))
+}
+
+/// Calls `f` with exactly the words `s.unicode_words()` yields, provided `s`
+/// starts and ends at split points of the text it was cut from (its own
+/// ends are fine).
+pub(crate) fn for_each_word<F: FnMut(&str)>(s: &str, mut f: F) {
+    let b = s.as_bytes();
+    let n = b.len();
+    if n == 0 {
+        return;
+    }
+    // End of the last word handed out (see `fallback`).
+    let mut emitted = 0;
+    let mut i = 0;
+    // Class and length of the character at `i`.
+    let mut cur = class_at(b, 0);
+    while i < n {
+        let (class, len) = cur;
+        let resume = if class & WORD != 0 {
+            match scan_word(b, i, class, len) {
+                Ok((end, alnum, next)) => {
+                    if alnum {
+                        f(&s[i..end]);
+                        emitted = end;
+                    }
+                    i = end;
+                    cur = next;
+                    continue;
+                }
+                Err(at) => fallback(s, i, at, emitted, &mut f),
+            }
+        } else if class & COMPLEX != 0 {
+            fallback(s, i, i, emitted, &mut f)
+        } else {
+            // Breaks on both sides unless an extend or format character
+            // follows (WB4), so look at the next character before deciding.
+            let j = i + len;
+            let next = if j < n { class_at(b, j) } else { (0, 0) };
+            if next.0 & COMPLEX != 0 {
+                fallback(s, i, j, emitted, &mut f)
+            } else {
+                if class & ALNUM != 0 {
+                    f(&s[i..j]);
+                    emitted = j;
+                }
+                i = j;
+                cur = next;
+                continue;
+            }
+        };
+        emitted = resume;
+        i = resume;
+        if i < n {
+            cur = class_at(b, i);
+        }
+    }
+}
+
+/// The word of `WORD` characters (and joining mid characters) starting at
+/// `start`: `Ok((end, has an alphanumeric, class at end))`, or `Err(pos)` of
+/// a complex character the decision depends on.
+#[inline(always)]
+fn scan_word(
+    b: &[u8],
+    start: usize,
+    class: Class,
+    len: usize,
+) -> Result<(usize, bool, (Class, usize)), usize> {
+    let n = b.len();
+    let mut alnum = class & ALNUM != 0;
+    let mut prev = class;
+    let mut j = start + len;
+    while j < n {
+        let (c, l) = class_at(b, j);
+        if c & WORD != 0 {
+            if (c ^ prev) & KATAKANA != 0 && c & KINDS != 0 && prev & KINDS != 0 {
+                // Katakana next to a letter or digit.
+                return Ok((j, alnum, (c, l)));
+            }
+            alnum |= c & ALNUM != 0;
+            prev = c;
+            j += l;
+            continue;
+        }
+        if c & COMPLEX != 0 {
+            return Err(j);
+        }
+        if c & MNL != 0 && j + l < n {
+            let (c3, l3) = class_at(b, j + l);
+            if c3 & COMPLEX != 0 {
+                return Err(j + l);
+            }
+            if ascii_words::mid_joins(prev as u8, c as u8, c3 as u8) {
+                alnum |= c3 & ALNUM != 0;
+                prev = c3;
+                j += l + l3;
+                continue;
+            }
+        }
+        return Ok((j, alnum, (c, l)));
+    }
+    Ok((n, alnum, (0, 0)))
+}
+
+/// Hands out the words of the stretch between the split points around
+/// `from..=at` through `unicode-segmentation`, skipping those that start
+/// before `emitted` (handed out already), and returns the end of the
+/// stretch, where the fast path resumes.
+///
+/// The fast path has not handed out anything at or after `from`, and every
+/// break it decided before involved only characters it models, so the
+/// stretch's words that start before `emitted` are exactly the ones it did
+/// hand out.
+#[cold]
+fn fallback<F: FnMut(&str)>(s: &str, from: usize, at: usize, emitted: usize, f: &mut F) -> usize {
+    let b = s.as_bytes();
+    // Back from `from` to a split point (or the start).
+    let mut start = from;
+    let mut next = class_at(b, start).0;
+    while start > 0 {
+        let mut p = start - 1;
+        while b[p] & 0xC0 == 0x80 {
+            p -= 1;
+        }
+        let prev = class_at(b, p).0;
+        if is_split(prev, next) {
+            break;
+        }
+        start = p;
+        next = prev;
+    }
+    // Forward past `at` to a split point (or the end).
+    let (mut prev, len) = class_at(b, at);
+    let mut end = at + len;
+    while end < b.len() {
+        let (next, len) = class_at(b, end);
+        if is_split(prev, next) {
+            break;
+        }
+        prev = next;
+        end += len;
+    }
+    for (off, w) in s[start..end].unicode_word_indices() {
+        if start + off >= emitted {
+            f(w);
+        }
+    }
+    end
+}
+
+#[cfg(test)]
+#[path = "mixed_words_tests.rs"]
+mod tests;
