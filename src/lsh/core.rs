@@ -218,7 +218,7 @@ impl Core {
         for (run, delta) in self.runs.iter_mut().zip(&mut self.deltas) {
             added.clear();
             delta.drain_into(&mut added);
-            sort_entries(&mut added);
+            sort_by_key(&mut added);
             let live = &self.live;
             let keep = |s: u32| live[s as usize / 64] & (1 << (s % 64)) != 0;
             *run = Run::merged(run.as_ref(), &added, keep);
@@ -356,21 +356,40 @@ fn merge_batch(
             .enumerate()
             .map(|(i, &s)| (keys[i * tables + t], s)),
     );
-    sort_entries(&mut added);
+    sort_by_key(&mut added);
     let keep = |s: u32| live[s as usize / 64] & (1 << (s % 64)) != 0;
     *run = Run::merged(run.as_ref(), &added, keep);
 }
 
-/// Sorts `(key, slot)` entries by key (then slot). Keys are hash digests, so
-/// one scatter by the top key bits leaves buckets of a few entries, each
-/// finished by a small comparison sort.
+/// Sorts `(key, slot)` entries by key, then slot: a canonical order (used
+/// where the result must not depend on insertion history, e.g. saving).
 pub(crate) fn sort_entries(entries: &mut Vec<(u64, u32)>) {
+    sort_by_key(entries);
+    // Runs of equal keys are short: fix their slot order in place.
+    let mut i = 0;
+    while i < entries.len() {
+        let mut j = i + 1;
+        while j < entries.len() && entries[j].0 == entries[i].0 {
+            j += 1;
+        }
+        if j - i > 1 {
+            entries[i..j].sort_unstable_by_key(|e| e.1);
+        }
+        i = j;
+    }
+}
+
+/// Sorts `(key, slot)` entries by key (equal keys in any order). Keys are
+/// hash digests, so one scatter by the top key bits into buckets of about
+/// two entries, finished by an insertion sort, does it in linear time. A
+/// skewed (crafted) key set only makes the buckets' sorts longer.
+pub(crate) fn sort_by_key(entries: &mut Vec<(u64, u32)>) {
     let n = entries.len();
     if n < 256 {
-        entries.sort_unstable();
+        entries.sort_unstable_by_key(|e| e.0);
         return;
     }
-    let bits = super::run::dir_bits(n).max(1);
+    let bits = (super::run::dir_bits(n) + 2).min(30);
     let shift = 64 - bits;
     let mut counts = alloc::vec![0u32; (1usize << bits) + 1];
     for e in entries.iter() {
@@ -380,14 +399,30 @@ pub(crate) fn sort_entries(entries: &mut Vec<(u64, u32)>) {
         counts[i] += counts[i - 1];
     }
     let mut out = alloc::vec![(0u64, 0u32); n];
-    let mut next = counts.clone();
-    for &e in entries.iter() {
-        let b = (e.0 >> shift) as usize;
-        out[next[b] as usize] = e;
-        next[b] += 1;
+    {
+        let next = &mut counts[..1usize << bits];
+        for &e in entries.iter() {
+            let b = (e.0 >> shift) as usize;
+            out[next[b] as usize] = e;
+            next[b] += 1;
+        }
     }
-    for w in counts.windows(2) {
-        out[w[0] as usize..w[1] as usize].sort_unstable();
+    // `counts[b]` now holds the end of bucket `b`, i.e. the start of `b + 1`.
+    let mut start = 0usize;
+    for &end in &counts[..1usize << bits] {
+        let bucket = &mut out[start..end as usize];
+        if bucket.len() > 16 {
+            bucket.sort_unstable_by_key(|e| e.0);
+        } else {
+            for i in 1..bucket.len() {
+                let mut j = i;
+                while j > 0 && bucket[j - 1].0 > bucket[j].0 {
+                    bucket.swap(j - 1, j);
+                    j -= 1;
+                }
+            }
+        }
+        start = end as usize;
     }
     *entries = out;
 }
@@ -407,6 +442,12 @@ mod tests {
             }
             let mut want = v.clone();
             want.sort_unstable();
+            let mut by_key = v.clone();
+            sort_by_key(&mut by_key);
+            prop_assert!(by_key.windows(2).all(|w| w[0].0 <= w[1].0));
+            let mut multiset = by_key.clone();
+            multiset.sort_unstable();
+            prop_assert_eq!(&multiset, &want);
             sort_entries(&mut v);
             prop_assert_eq!(v, want);
         }
