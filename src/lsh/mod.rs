@@ -85,6 +85,10 @@ pub(crate) fn band_keys(hashes: &[u64], rows: usize) -> impl Iterator<Item = u64
 
 /// XXH3-64 of the concatenated little-endian bytes of `slots`.
 fn band_key(slots: &[u64]) -> u64 {
+    if let Ok(eight) = <&[u64; 8]>::try_from(slots) {
+        // The common banding (rows = 8, e.g. 16 × 8 of H = 128).
+        return xxh3_64_of_8_words(eight);
+    }
     #[cfg(target_endian = "little")]
     {
         // In memory the slots already are their little-endian bytes.
@@ -94,5 +98,75 @@ fn band_key(slots: &[u64]) -> u64 {
     {
         let bytes: alloc::vec::Vec<u8> = slots.iter().flat_map(|s| s.to_le_bytes()).collect();
         crate::classical::xxh3_64(&bytes)
+    }
+}
+
+/// The default XXH3 secret (a seed-0 "custom" secret is the default one).
+const XXH3_SECRET: [u8; 192] = xxhash_rust::const_xxh3::const_custom_default_secret(0);
+
+/// Word `i` of [`XXH3_SECRET`], little endian.
+const fn secret_word(i: usize) -> u64 {
+    let mut w = 0u64;
+    let mut b = 0;
+    while b < 8 {
+        w |= (XXH3_SECRET[8 * i + b] as u64) << (8 * b);
+        b += 1;
+    }
+    w
+}
+
+/// Unseeded XXH3-64 of a 64-byte input given as eight little-endian words:
+/// the 17–128-byte path of the XXH3 specification unrolled for length 64
+/// (four 16-byte mixes, then the avalanche), equal to `xxh3_64` byte for
+/// byte (property-tested) without its length dispatch and call.
+#[inline]
+fn xxh3_64_of_8_words(w: &[u64; 8]) -> u64 {
+    const PRIME64_1: u64 = 0x9E37_79B1_85EB_CA87;
+    const K: [u64; 8] = {
+        let mut k = [0u64; 8];
+        let mut i = 0;
+        while i < 8 {
+            k[i] = secret_word(i);
+            i += 1;
+        }
+        k
+    };
+    #[inline(always)]
+    fn mix16(lo: u64, hi: u64, s0: u64, s1: u64) -> u64 {
+        let p = u128::from(lo ^ s0) * u128::from(hi ^ s1);
+        (p as u64) ^ ((p >> 64) as u64)
+    }
+    let acc = 64u64
+        .wrapping_mul(PRIME64_1)
+        .wrapping_add(mix16(w[0], w[1], K[0], K[1]))
+        .wrapping_add(mix16(w[6], w[7], K[2], K[3]))
+        .wrapping_add(mix16(w[2], w[3], K[4], K[5]))
+        .wrapping_add(mix16(w[4], w[5], K[6], K[7]));
+    let h = acc ^ (acc >> 37);
+    let h = h.wrapping_mul(0x1656_6791_9E37_79F9);
+    h ^ (h >> 32)
+}
+
+#[cfg(test)]
+mod band_key_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn unrolled_xxh3_equals_the_crate(w in proptest::array::uniform8(any::<u64>())) {
+            let bytes: alloc::vec::Vec<u8> = w.iter().flat_map(|s| s.to_le_bytes()).collect();
+            prop_assert_eq!(xxh3_64_of_8_words(&w), xxhash_rust::xxh3::xxh3_64(&bytes));
+            prop_assert_eq!(band_key(&w), xxhash_rust::xxh3::xxh3_64(&bytes));
+        }
+    }
+
+    #[test]
+    fn unrolled_xxh3_edge_words() {
+        for v in [0u64, 1, u64::MAX, 0x8000_0000_0000_0000] {
+            let w = [v; 8];
+            let bytes: alloc::vec::Vec<u8> = w.iter().flat_map(|s| s.to_le_bytes()).collect();
+            assert_eq!(xxh3_64_of_8_words(&w), xxhash_rust::xxh3::xxh3_64(&bytes));
+        }
     }
 }
