@@ -9,7 +9,7 @@ use super::builder::check_banding;
 use super::core::Core;
 use super::index::full_error;
 use super::persist::{self, FileView, Header, Kind, Spec, Writer, tag};
-use super::run::{Entry, Run};
+use super::run::Run;
 use crate::{Error, MinHashSig, Result};
 
 /// A banded LSH index that keeps only ids and band keys: about 220 bytes a
@@ -171,22 +171,7 @@ impl<const H: usize> LshCandidateIndex<H> {
     /// The index file (format of ARCHITECTURE.md, "Index files"; flags 0:
     /// no payload section).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut order: Vec<(u64, u32)> = self.core.id_slots().collect();
-        order.sort_unstable();
-        let mut rank = alloc::vec![u32::MAX; self.core.slot_count()];
-        for (r, &(_, slot)) in order.iter().enumerate() {
-            rank[slot as usize] = r as u32;
-        }
-        let runs: Vec<Run> = (0..self.bands)
-            .map(|t| {
-                let mut entries = self.core.live_entries(t);
-                for e in &mut entries {
-                    e.1 = rank[e.1 as usize];
-                }
-                super::core::sort_entries(&mut entries);
-                Run::from_sorted(entries.iter().map(|&(k, s)| Entry::new(k, s)).collect())
-            })
-            .collect();
+        let super::core::Dense { order, runs } = self.core.dense();
         let n = order.len() as u64;
         let mut specs = alloc::vec![Spec {
             tag: tag::IDS,

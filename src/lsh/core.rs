@@ -337,6 +337,39 @@ impl Core {
     }
 }
 
+/// An index's live contents renumbered for a file: slot = rank of the id.
+pub(crate) struct Dense {
+    /// `(id, in-memory slot)` by ascending id.
+    pub(crate) order: Vec<(u64, u32)>,
+    /// Each table's run over the new slots, equal keys in slot order.
+    pub(crate) runs: Vec<Run>,
+}
+
+impl Core {
+    /// The live contents renumbered by ascending id (a mapped file then
+    /// finds an id by binary search and needs no id map), with equal keys in
+    /// slot order, so a file depends on nothing but the stored pairs.
+    pub(crate) fn dense(&self) -> Dense {
+        let mut order: Vec<(u64, u32)> = self.id_slots().collect();
+        order.sort_unstable();
+        let mut rank = alloc::vec![u32::MAX; self.slot_count()];
+        for (r, &(_, slot)) in order.iter().enumerate() {
+            rank[slot as usize] = r as u32;
+        }
+        let runs = (0..self.tables())
+            .map(|t| {
+                let mut entries = self.live_entries(t);
+                for e in &mut entries {
+                    e.1 = rank[e.1 as usize];
+                }
+                sort_entries(&mut entries);
+                Run::from_sorted(entries.iter().map(|&(k, s)| Entry::new(k, s)).collect())
+            })
+            .collect();
+        Dense { order, runs }
+    }
+}
+
 /// Merges table `t` of a batch (see [`Core::link_batch`]) and the table's
 /// hash entries into its run, dropping entries of dead slots.
 fn merge_batch(

@@ -6,18 +6,10 @@ use core::fmt;
 use core::ops::Range;
 
 use super::band_keys;
-use super::persist::{FileView, Kind};
-use super::run::RunRef;
+use super::map_file::{MapFile, RunAt};
+use super::persist::Kind;
 use super::save::Parts;
 use crate::{Error, LshIndex, MinHashSig, Result, jaccard};
-
-/// Where a run's arrays lie in the map.
-#[derive(Clone, Debug)]
-struct RunAt {
-    entries: Range<usize>,
-    dir: Range<usize>,
-    bits: u32,
-}
 
 /// A read-only [`LshIndex`] file, memory-mapped: opening it reads the file
 /// once to verify its checksum and structure, and copies nothing; queries
@@ -51,18 +43,12 @@ struct RunAt {
 /// truncating them in place: another process truncating a mapped file makes
 /// reads of the lost pages fault (`SIGBUS`).
 pub struct MappedLshIndex<const H: usize> {
-    map: memmap2::Mmap,
+    file: MapFile,
     bands: usize,
     rows: usize,
     ids: Range<usize>,
     sigs: Range<usize>,
     runs: Vec<RunAt>,
-}
-
-/// Byte range of `part` inside `base`.
-fn range_in<T>(base: &[u8], part: &[T]) -> Range<usize> {
-    let start = part.as_ptr() as usize - base.as_ptr() as usize;
-    start..start + core::mem::size_of_val(part)
 }
 
 impl<const H: usize> MappedLshIndex<H> {
@@ -73,55 +59,33 @@ impl<const H: usize> MappedLshIndex<H> {
     /// [`Error::Io`] when the file cannot be opened or mapped; the errors of
     /// [`LshIndex::from_bytes`] when it is not a valid index of this `H`.
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Self> {
-        let file = std::fs::File::open(path.as_ref())?;
-        // SAFETY: the map is read-only and private to this value; the type's
-        // documentation requires that the file is not modified or truncated
-        // while mapped (files are replaced by rename, as `save` does). Every
-        // byte read through the map is validated before it is trusted.
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        let view = FileView::parse(&map, Kind::Lsh)?;
-        let parts = Parts::<H>::read(&view)?;
-        let runs = parts
-            .runs
-            .iter()
-            .map(|r| RunAt {
-                entries: range_in(&map, r.entries),
-                dir: range_in(&map, r.dir),
-                bits: r.bits,
-            })
-            .collect();
+        let (file, (bands, rows, ids, sigs, runs)) =
+            MapFile::open(path.as_ref(), Kind::Lsh, |m, view| {
+                let parts = Parts::<H>::read(view)?;
+                Ok((
+                    parts.bands,
+                    parts.rows,
+                    m.range_of(parts.ids),
+                    m.range_of(parts.sigs),
+                    m.runs_at(&parts.runs),
+                ))
+            })?;
         Ok(Self {
-            bands: parts.bands,
-            rows: parts.rows,
-            ids: range_in(&map, parts.ids),
-            sigs: range_in(&map, parts.sigs),
+            bands,
+            rows,
+            ids,
+            sigs,
             runs,
-            map,
+            file,
         })
     }
 
-    fn cast<T: bytemuck::Pod>(&self, at: &Range<usize>) -> &[T] {
-        // Validated at open; an empty slice is the panic-free fallback.
-        self.map
-            .get(at.clone())
-            .and_then(|b| bytemuck::try_cast_slice(b).ok())
-            .unwrap_or(&[])
-    }
-
-    fn run(&self, r: &RunAt) -> RunRef<'_> {
-        RunRef {
-            entries: self.cast(&r.entries),
-            dir: self.cast(&r.dir),
-            bits: r.bits,
-        }
-    }
-
     fn id_array(&self) -> &[u64] {
-        self.cast(&self.ids)
+        self.file.slice(&self.ids)
     }
 
     fn sig_array(&self) -> &[MinHashSig<H>] {
-        self.cast(&self.sigs)
+        self.file.slice(&self.sigs)
     }
 
     /// Number of bands.
@@ -159,7 +123,7 @@ impl<const H: usize> MappedLshIndex<H> {
     fn candidate_slots(&self, sig: &MinHashSig<H>) -> Vec<u32> {
         let mut slots = Vec::new();
         for (r, key) in self.runs.iter().zip(band_keys(&sig.hashes, self.rows)) {
-            slots.extend(self.run(r).get(key).iter().map(|e| e.slot()));
+            slots.extend(self.file.run(r).get(key).iter().map(|e| e.slot()));
         }
         slots.sort_unstable();
         slots.dedup();

@@ -47,6 +47,8 @@ mod candidates;
 mod core;
 mod index;
 #[cfg(feature = "mmap")]
+mod map_file;
+#[cfg(feature = "mmap")]
 mod mapped;
 #[cfg(feature = "parallel")]
 mod parallel;

@@ -7,10 +7,10 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use super::core::{Core, sort_entries};
+use super::core::Core;
 use super::index::LshIndex;
 use super::persist::{self, FileView, Header, Kind, Spec, Writer, corrupt, tag};
-use super::run::{Entry, Run, RunRef};
+use super::run::{Run, RunRef};
 use crate::classical::minhash::SCHEMA_VERSION;
 use crate::{Error, MinHashSig, Result};
 
@@ -22,26 +22,7 @@ impl<const H: usize> LshIndex<H> {
     /// ARCHITECTURE.md ("Index files") through `sink`, which receives
     /// consecutive pieces of the file.
     pub fn write_to(&self, mut sink: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        // Slots are renumbered by ascending id: slot = rank, so a mapped file
-        // finds an id by binary search and needs no id map.
-        let mut order: Vec<(u64, u32)> = self.core.id_slots().collect();
-        order.sort_unstable();
-        let mut rank = alloc::vec![u32::MAX; self.core.slot_count()];
-        for (r, &(_, slot)) in order.iter().enumerate() {
-            rank[slot as usize] = r as u32;
-        }
-        let runs: Vec<Run> = (0..self.bands)
-            .map(|t| {
-                let mut entries = self.core.live_entries(t);
-                for e in &mut entries {
-                    e.1 = rank[e.1 as usize];
-                }
-                // Equal keys in slot order: the file depends on nothing but
-                // the index's contents.
-                sort_entries(&mut entries);
-                Run::from_sorted(entries.iter().map(|&(k, s)| Entry::new(k, s)).collect())
-            })
-            .collect();
+        let super::core::Dense { order, runs } = self.core.dense();
         let n = order.len() as u64;
         let mut specs = alloc::vec![
             Spec {

@@ -9,17 +9,9 @@ use super::index::SimHashIndex;
 use super::layout::SimHashLayout;
 use super::save::Parts;
 use super::table_key;
-use crate::lsh::persist::{FileView, Kind};
-use crate::lsh::run::RunRef;
+use crate::lsh::map_file::{MapFile, RunAt};
+use crate::lsh::persist::Kind;
 use crate::{Error, Result, SimHash64};
-
-/// Where a run's arrays lie in the map.
-#[derive(Clone, Debug)]
-struct RunAt {
-    entries: Range<usize>,
-    dir: Range<usize>,
-    bits: u32,
-}
 
 /// A read-only [`SimHashIndex`] file, memory-mapped: opening it reads the
 /// file once to verify its checksum and structure and copies nothing;
@@ -52,17 +44,11 @@ struct RunAt {
 /// rewriting or truncating them in place: another process truncating a
 /// mapped file makes reads of the lost pages fault (`SIGBUS`).
 pub struct MappedSimHashIndex {
-    map: memmap2::Mmap,
+    file: MapFile,
     layout: SimHashLayout,
     ids: Range<usize>,
     fps: Range<usize>,
     runs: Vec<RunAt>,
-}
-
-/// Byte range of `part` inside `base`.
-fn range_in<T>(base: &[u8], part: &[T]) -> Range<usize> {
-    let start = part.as_ptr() as usize - base.as_ptr() as usize;
-    start..start + core::mem::size_of_val(part)
 }
 
 impl MappedSimHashIndex {
@@ -73,54 +59,31 @@ impl MappedSimHashIndex {
     /// [`Error::Io`] when the file cannot be opened or mapped; the errors of
     /// [`SimHashIndex::from_bytes`] when it is not a valid SimHash index.
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Self> {
-        let file = std::fs::File::open(path.as_ref())?;
-        // SAFETY: the map is read-only and private to this value; the type's
-        // documentation requires that the file is not modified or truncated
-        // while mapped (files are replaced by rename, as `save` does). Every
-        // byte read through the map is validated before it is trusted.
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        let view = FileView::parse(&map, Kind::SimHash)?;
-        let parts = Parts::read(&view)?;
-        let runs = parts
-            .runs
-            .iter()
-            .map(|r| RunAt {
-                entries: range_in(&map, r.entries),
-                dir: range_in(&map, r.dir),
-                bits: r.bits,
-            })
-            .collect();
+        let (file, (layout, ids, fps, runs)) =
+            MapFile::open(path.as_ref(), Kind::SimHash, |m, view| {
+                let parts = Parts::read(view)?;
+                Ok((
+                    parts.layout,
+                    m.range_of(parts.ids),
+                    m.range_of(parts.fps),
+                    m.runs_at(&parts.runs),
+                ))
+            })?;
         Ok(Self {
-            layout: parts.layout,
-            ids: range_in(&map, parts.ids),
-            fps: range_in(&map, parts.fps),
+            layout,
+            ids,
+            fps,
             runs,
-            map,
+            file,
         })
     }
 
-    fn cast<T: bytemuck::Pod>(&self, at: &Range<usize>) -> &[T] {
-        // Validated at open; an empty slice is the panic-free fallback.
-        self.map
-            .get(at.clone())
-            .and_then(|b| bytemuck::try_cast_slice(b).ok())
-            .unwrap_or(&[])
-    }
-
-    fn run(&self, r: &RunAt) -> RunRef<'_> {
-        RunRef {
-            entries: self.cast(&r.entries),
-            dir: self.cast(&r.dir),
-            bits: r.bits,
-        }
-    }
-
     fn id_array(&self) -> &[u64] {
-        self.cast(&self.ids)
+        self.file.slice(&self.ids)
     }
 
     fn fp_array(&self) -> &[u64] {
-        self.cast(&self.fps)
+        self.file.slice(&self.fps)
     }
 
     /// As [`SimHashIndex::max_distance`].
@@ -168,7 +131,7 @@ impl MappedSimHashIndex {
         let fps = self.fp_array();
         let mut out = Vec::new();
         for (r, &mask) in self.runs.iter().zip(self.layout.masks()) {
-            for e in self.run(r).get(table_key(f, mask)) {
+            for e in self.file.run(r).get(table_key(f, mask)) {
                 let s = e.slot();
                 if let Some(d) = fps.get(s as usize).map(|&x| (x ^ f).count_ones())
                     && d <= k

@@ -18,9 +18,9 @@ use super::index::SimHashIndex;
 use super::layout::{MAX_TABLES, SimHashLayout};
 use super::table_key;
 use crate::Result;
-use crate::lsh::core::{Core, sort_entries};
+use crate::lsh::core::Core;
 use crate::lsh::persist::{self, FileView, Header, Kind, Spec, Writer, corrupt, tag};
-use crate::lsh::run::{Entry, Run, RunRef};
+use crate::lsh::run::{Run, RunRef};
 use crate::lsh::table::MAX_SLOTS;
 
 /// Flag bit: the payload section holds the fingerprints.
@@ -37,27 +37,8 @@ impl SimHashIndex {
     pub fn write_to(&self, mut sink: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
         // Slots are renumbered by ascending id (slot = rank), so a mapped
         // file finds an id by binary search and needs no id map.
-        let mut order: Vec<(u64, u32)> = self.core.id_slots().collect();
-        order.sort_unstable();
-        let mut rank = alloc::vec![u32::MAX; self.core.slot_count()];
-        for (r, &(_, slot)) in order.iter().enumerate() {
-            rank[slot as usize] = r as u32;
-        }
+        let crate::lsh::core::Dense { order, runs } = self.core.dense();
         let tables = self.layout.tables();
-        let runs: Vec<Run> = (0..tables)
-            .map(|t| {
-                let mut entries: Vec<(u64, u32)> = self
-                    .core
-                    .live_entries(t)
-                    .into_iter()
-                    .map(|(k, s)| (k, rank[s as usize]))
-                    .collect();
-                // Re-sorted by rank within a key: the bytes then depend only
-                // on the stored pairs, not on the slots they happened to get.
-                sort_entries(&mut entries);
-                Run::from_sorted(entries.iter().map(|&(k, s)| Entry::new(k, s)).collect())
-            })
-            .collect();
         let n = order.len() as u64;
         let mut specs = alloc::vec![
             Spec {
