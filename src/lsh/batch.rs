@@ -14,8 +14,6 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use hashbrown::HashSet;
-
 use super::band_keys;
 use super::index::{LshIndex, full_error};
 use crate::{Error, MinHashSig, Result};
@@ -72,7 +70,8 @@ impl<const H: usize> LshIndex<H> {
         I: IntoIterator<Item = (u64, MinHashSig<H>)>,
     {
         let items: Vec<(u64, MinHashSig<H>)> = items.into_iter().collect();
-        self.check_fresh(&items, "LshIndex::try_extend")?;
+        self.core
+            .check_fresh(items.iter().map(|e| e.0), "LshIndex::try_extend")?;
         self.apply_batch(items, false)
     }
 
@@ -106,29 +105,9 @@ impl<const H: usize> LshIndex<H> {
             )));
         }
         let items: Vec<(u64, MinHashSig<H>)> = other.iter().map(|(id, s)| (id, *s)).collect();
-        self.check_fresh(&items, "LshIndex::merge")?;
+        self.core
+            .check_fresh(items.iter().map(|e| e.0), "LshIndex::merge")?;
         self.apply_batch(items, cfg!(feature = "parallel"))
-    }
-
-    /// Errors unless every id of `items` is new and distinct and all fit.
-    pub(super) fn check_fresh(&self, items: &[(u64, MinHashSig<H>)], who: &str) -> Result<()> {
-        let mut seen: HashSet<u64> = HashSet::with_capacity(items.len());
-        for &(id, _) in items {
-            if self.contains(id) {
-                return Err(Error::InvalidInput(format!(
-                    "{who}: id {id} already exists; remove() first"
-                )));
-            }
-            if !seen.insert(id) {
-                return Err(Error::InvalidInput(format!(
-                    "{who}: id {id} occurs more than once in the batch"
-                )));
-            }
-        }
-        if !self.core.fits(items.len()) {
-            return Err(full_error(items.len()));
-        }
-        Ok(())
     }
 
     /// Steps 1–3 of the module doc. On a full index, files what was taken so

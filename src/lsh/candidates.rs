@@ -1,6 +1,5 @@
 //! [`LshCandidateIndex`]: banded LSH without stored signatures.
 
-use alloc::format;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -10,7 +9,7 @@ use super::core::Core;
 use super::index::full_error;
 use super::persist::{self, FileView, Header, Kind, Spec, Writer, tag};
 use super::run::Run;
-use crate::{Error, MinHashSig, Result};
+use crate::{MinHashSig, Result};
 
 /// A banded LSH index that keeps only ids and band keys: about 220 bytes a
 /// document at 16 × 8 banding instead of 1.25 KB, for pipelines that verify
@@ -48,7 +47,7 @@ impl<const H: usize> LshCandidateIndex<H> {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] unless `bands × rows = H` (the messages of
+    /// [`Error::Config`](crate::Error::Config) unless `bands × rows = H` (the messages of
     /// [`LshIndex::with_bands_rows`](crate::LshIndex::with_bands_rows)).
     pub fn with_bands_rows(bands: usize, rows: usize) -> Result<Self> {
         check_banding(bands, rows, H)?;
@@ -88,7 +87,7 @@ impl<const H: usize> LshCandidateIndex<H> {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidInput`] when `id` is new and the index already holds
+    /// [`Error::InvalidInput`](crate::Error::InvalidInput) when `id` is new and the index already holds
     /// 2³¹ − 1 ids; the index is then unchanged.
     pub fn insert(&mut self, id: u64, sig: &MinHashSig<H>) -> Result<()> {
         if self.core.slot(id).is_some() {
@@ -107,24 +106,15 @@ impl<const H: usize> LshCandidateIndex<H> {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidInput`], with the index unchanged, when an id is
+    /// [`Error::InvalidInput`](crate::Error::InvalidInput), with the index unchanged, when an id is
     /// already stored, repeated in the batch, or the batch does not fit.
     pub fn try_extend<'a, I>(&mut self, items: I) -> Result<()>
     where
         I: IntoIterator<Item = (u64, &'a MinHashSig<H>)>,
     {
         let items: Vec<(u64, &MinHashSig<H>)> = items.into_iter().collect();
-        let mut seen = hashbrown::HashSet::with_capacity(items.len());
-        for &(id, _) in &items {
-            if self.contains(id) || !seen.insert(id) {
-                return Err(Error::InvalidInput(format!(
-                    "LshCandidateIndex::try_extend: id {id} already exists or is repeated"
-                )));
-            }
-        }
-        if !self.core.fits(items.len()) {
-            return Err(full_error(items.len()));
-        }
+        self.core
+            .check_fresh(items.iter().map(|e| e.0), "LshCandidateIndex::try_extend")?;
         self.core.reserve(items.len());
         let mut slots = Vec::with_capacity(items.len());
         let mut keys = Vec::with_capacity(items.len() * self.bands);
@@ -211,8 +201,8 @@ impl<const H: usize> LshCandidateIndex<H> {
     ///
     /// # Errors
     ///
-    /// [`Error::Corrupt`] for truncated, damaged or foreign bytes;
-    /// [`Error::Config`] for another `H` or a file with signatures (load
+    /// [`Error::Corrupt`](crate::Error::Corrupt) for truncated, damaged or foreign bytes;
+    /// [`Error::Config`](crate::Error::Config) for another `H` or a file with signatures (load
     /// those as [`LshIndex`](crate::LshIndex)).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let mut words = alloc::vec![0u64; bytes.len().div_ceil(8)];

@@ -103,6 +103,34 @@ impl Core {
         self.ids.reserve(additional.saturating_sub(self.free.len()));
     }
 
+    /// Errors unless every id of `ids` is new and distinct and all fit (the
+    /// all-or-nothing check of `try_extend` and `merge`); `who` names the
+    /// caller in the message.
+    pub(crate) fn check_fresh(
+        &self,
+        ids: impl ExactSizeIterator<Item = u64>,
+        who: &str,
+    ) -> crate::Result<()> {
+        let n = ids.len();
+        let mut seen: hashbrown::HashSet<u64> = hashbrown::HashSet::with_capacity(n);
+        for id in ids {
+            if self.slot_of.contains_key(&id) {
+                return Err(crate::Error::InvalidInput(alloc::format!(
+                    "{who}: id {id} already exists; remove() first"
+                )));
+            }
+            if !seen.insert(id) {
+                return Err(crate::Error::InvalidInput(alloc::format!(
+                    "{who}: id {id} occurs more than once in the batch"
+                )));
+            }
+        }
+        if !self.fits(n) {
+            return Err(super::index::full_error(n));
+        }
+        Ok(())
+    }
+
     /// Gives `id` (not present) a slot, live but in no table yet. `None` when
     /// the index is full. Returns whether the slot is new (the owner must push
     /// to its per-slot arrays) and the slot.

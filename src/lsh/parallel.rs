@@ -77,7 +77,8 @@ impl<const H: usize> LshIndex<H> {
         I: IntoIterator<Item = (u64, MinHashSig<H>)>,
     {
         let items: Vec<(u64, MinHashSig<H>)> = items.into_iter().collect();
-        self.check_fresh(&items, "LshIndex::try_extend_par")?;
+        self.core
+            .check_fresh(items.iter().map(|e| e.0), "LshIndex::try_extend_par")?;
         self.apply_batch(items, true)
     }
 }

@@ -7,8 +7,6 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use hashbrown::HashSet;
-
 use super::index::{SimHashIndex, full_error};
 use super::table_key;
 use crate::lsh::batch::MIN_ROUND;
@@ -68,7 +66,8 @@ impl SimHashIndex {
         I: IntoIterator<Item = (u64, SimHash64)>,
     {
         let items: Vec<(u64, SimHash64)> = items.into_iter().collect();
-        self.check_fresh(&items, "SimHashIndex::try_extend")?;
+        self.core
+            .check_fresh(items.iter().map(|e| e.0), "SimHashIndex::try_extend")?;
         self.apply_batch(items, false)
     }
 
@@ -101,7 +100,8 @@ impl SimHashIndex {
         I: IntoIterator<Item = (u64, SimHash64)>,
     {
         let items: Vec<(u64, SimHash64)> = items.into_iter().collect();
-        self.check_fresh(&items, "SimHashIndex::try_extend_par")?;
+        self.core
+            .check_fresh(items.iter().map(|e| e.0), "SimHashIndex::try_extend_par")?;
         self.apply_batch(items, true)
     }
 
@@ -138,29 +138,9 @@ impl SimHashIndex {
             )));
         }
         let items: Vec<(u64, SimHash64)> = other.iter().collect();
-        self.check_fresh(&items, "SimHashIndex::merge")?;
+        self.core
+            .check_fresh(items.iter().map(|e| e.0), "SimHashIndex::merge")?;
         self.apply_batch(items, cfg!(feature = "parallel"))
-    }
-
-    /// Errors unless every id of `items` is new and distinct and all fit.
-    fn check_fresh(&self, items: &[(u64, SimHash64)], who: &str) -> Result<()> {
-        let mut seen: HashSet<u64> = HashSet::with_capacity(items.len());
-        for &(id, _) in items {
-            if self.contains(id) {
-                return Err(Error::InvalidInput(format!(
-                    "{who}: id {id} already exists; remove() first"
-                )));
-            }
-            if !seen.insert(id) {
-                return Err(Error::InvalidInput(format!(
-                    "{who}: id {id} occurs more than once in the batch"
-                )));
-            }
-        }
-        if !self.core.fits(items.len()) {
-            return Err(full_error(items.len()));
-        }
-        Ok(())
     }
 
     /// The three steps of the module doc, in rounds of at least
