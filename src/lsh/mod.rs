@@ -29,15 +29,19 @@
 //!
 //! # Layout
 //!
-//! - signatures live in a slab (`Vec<MinHashSig<H>>`); a map takes an id to
-//!   its slot, a parallel `Vec<u64>` takes a slot back to its id, and slots
-//!   freed by [`LshIndex::remove`] are reused by later inserts;
-//! - each band owns one table from band key to the *slots* of its members
-//!   (4 bytes each, stored inline when a bucket has a single member).
+//! - ids map to dense slots; signatures live in a `Vec<MinHashSig<H>>` by
+//!   slot ([`LshCandidateIndex`] keeps none);
+//! - each band owns a key table: a sorted run of 12-byte `(key, slot)`
+//!   entries with a directory over the key prefixes, plus a small hash table
+//!   that takes single inserts until it is merged into the run;
+//! - removal is lazy: a removed slot is skipped at once and dropped from the
+//!   tables at the next merge ([`LshIndex::compact`] forces one).
 //!
-//! Growing the index therefore never moves signatures between hash-map
-//! buckets, and a thresholded query reads candidates straight from the slab.
-//! An index holds at most 2³¹ − 1 signatures at once.
+//! About 220 bytes a document for ids and band tables at 16 × 8 banding.
+//! Indexes are saved to a versioned, checksummed file
+//! ([`LshIndex::save`]) that `MappedLshIndex` can
+//! query in place (`mmap` feature). An index holds at most 2³¹ − 1
+//! signatures at once. ARCHITECTURE.md has the details.
 //!
 //! [`MinHashSig`]: crate::MinHashSig
 
