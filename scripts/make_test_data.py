@@ -71,6 +71,20 @@ def main(shared, dest):
                 f.write(json.dumps(compact(rec, text), ensure_ascii=False) + "\n")
                 kept += 1
         print(f"{out_name}: {kept} records")
+    # py-tlsh digests of the raw UTF-8 (tests/tlsh_golden.rs), for the ids kept above.
+    kept_ids = set()
+    for out_name in ("golden-edge.compact.jsonl", "golden-small.compact.jsonl"):
+        for line in open(os.path.join(dest, out_name), encoding="utf-8"):
+            kept_ids.add(json.loads(line)["id"])
+    with open(os.path.join(dest, "tlsh-peers.compact.jsonl"), "w", encoding="utf-8") as f:
+        kept = 0
+        for peers in ("golden-datasketch-tlsh-edge-cases.jsonl", "golden-datasketch-tlsh-corpus-small.jsonl"):
+            for line in open(os.path.join(shared, "golden/peers", peers), encoding="utf-8"):
+                rec = json.loads(line)
+                if rec.get("id") in kept_ids:
+                    f.write(json.dumps({"id": rec["id"], "tlsh": rec["tlsh"]}) + "\n")
+                    kept += 1
+        print(f"tlsh-peers.compact.jsonl: {kept} records")
     meta = json.load(open(os.path.join(shared, "golden/golden-edge.jsonl.meta.json")))
     json.dump(meta, open(os.path.join(dest, "golden.meta.json"), "w"), indent=1)
 

@@ -101,7 +101,7 @@ impl FingerprintMetadata {
 /// assert_eq!(f.name(), "simhash-b64-v1");
 /// assert_eq!(f.metadata().byte_size, 8);
 /// ```
-#[cfg(any(feature = "minhash", feature = "simhash"))]
+#[cfg(any(feature = "minhash", feature = "simhash", feature = "tlsh"))]
 // The MinHash variant is 1 KiB; boxing it would change the 0.3.2 API.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
@@ -114,11 +114,14 @@ pub enum Fingerprint {
     /// A 64-bit SimHash.
     #[cfg(feature = "simhash")]
     SimHash(crate::SimHash64),
+    /// A TLSH 128/1 digest.
+    #[cfg(feature = "tlsh")]
+    Tlsh(crate::TlshFingerprint),
 }
 
-#[cfg(any(feature = "minhash", feature = "simhash"))]
+#[cfg(any(feature = "minhash", feature = "simhash", feature = "tlsh"))]
 impl Fingerprint {
-    /// Versioned name: `minhash-h128-v{schema}`, `simhash-b64-v1`.
+    /// Versioned name: `minhash-h128-v{schema}`, `simhash-b64-v1`, `tlsh-v1`.
     pub fn name(&self) -> String {
         let m = self.metadata();
         format!("{}-v{}", m.algorithm, m.schema_version)
@@ -142,6 +145,14 @@ impl Fingerprint {
                 model_id: None,
                 schema_version: crate::classical::simhash::SCHEMA_VERSION,
                 byte_size: 8,
+            },
+            #[cfg(feature = "tlsh")]
+            Fingerprint::Tlsh(t) => FingerprintMetadata {
+                algorithm: Cow::Borrowed(algo::TLSH),
+                config_hash: UNCOMPUTED_CONFIG_HASH,
+                model_id: None,
+                schema_version: 1,
+                byte_size: t.hex().len(),
             },
         }
     }

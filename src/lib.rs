@@ -48,7 +48,7 @@ pub use canonical::{
 };
 pub use classical::{DEFAULT_SEED, Fingerprinter, HashFamily, StreamingFingerprinter};
 pub use error::{Error, Result};
-#[cfg(any(feature = "minhash", feature = "simhash"))]
+#[cfg(any(feature = "minhash", feature = "simhash", feature = "tlsh"))]
 pub use fingerprint::Fingerprint;
 pub use fingerprint::{
     FingerprintMetadata, UNCOMPUTED_CONFIG_HASH, algo, config_hash, config_hash_classical,
@@ -63,6 +63,10 @@ pub use classical::minhash::{
 pub use classical::simhash::{
     IdfTable, SimHash64, SimHashFingerprinter, SimHashFingerprinterBuilder, SimHashStreaming,
     Weighting, cosine_estimate, hamming,
+};
+#[cfg(feature = "tlsh")]
+pub use classical::tlsh::{
+    TLSH_MIN_INPUT_BYTES, TlshFingerprint, TlshFingerprinter, TlshStreaming, tlsh_distance,
 };
 #[cfg(feature = "mmap")]
 pub use lsh::MappedLshIndex;

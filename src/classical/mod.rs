@@ -1,7 +1,8 @@
 //! Stage 3: classical sketches of a token stream.
 //!
 //! One module per sketch, like datasketch: [`minhash`] (Jaccard) and
-//! [`simhash`] (cosine). Every sketch has an offline [`Fingerprinter`] and a
+//! [`simhash`] (cosine); with feature `tlsh`, `tlsh` (TLSH over bytes, no
+//! tokenizer). Every sketch has an offline [`Fingerprinter`] and a
 //! [`StreamingFingerprinter`] that holds only bounded state.
 
 use crate::Result;
@@ -11,6 +12,8 @@ mod hash;
 pub mod minhash;
 #[cfg(feature = "simhash")]
 pub mod simhash;
+#[cfg(feature = "tlsh")]
+pub mod tlsh;
 
 pub use hash::{DEFAULT_SEED, HashFamily, murmur3_x64_128};
 pub(crate) use hash::{hex16, xxh3_64};

@@ -1,0 +1,128 @@
+//! TLSH (Trend Micro Locality Sensitive Hash), 128 buckets / 1-byte
+//! checksum: a 72-character digest of a byte string whose
+//! [`tlsh_distance`] grows with how different two inputs are.
+//!
+//! * [`TlshFingerprinter`] canonicalizes text and digests its UTF-8 bytes
+//!   ([`Fingerprinter::fingerprint`](crate::Fingerprinter::fingerprint)), or
+//!   digests raw bytes ([`TlshFingerprinter::sketch_bytes`]).
+//! * [`TlshStreaming`] digests raw bytes fed in chunks, in constant memory;
+//!   the digest equals `sketch_bytes` of the concatenation for every
+//!   chunking. It does **not** canonicalize (canonicalize the text yourself
+//!   first if you need `fingerprint`'s digest).
+//! * [`TlshFingerprint`] is a validated digest: `T1` + 70 hex digits,
+//!   stored in upper case.
+//!
+//! Digests are those of the reference TLSH 128/1 (`T1` prefix; `py-tlsh`
+//! 5's `tlsh.hash`) computed by the `tlsh2` crate, and identical to txtfp
+//! 0.3.2's. Needs only `alloc` (works without `std`); [`TlshStreaming`]
+//! implements `std::io::Write` under `std`.
+//!
+//! Differences from 0.3.2 (spec W10): the digest string is private, so every
+//! [`TlshFingerprint`] has passed validation (also when deserialized under
+//! `serde`), and lower-case hex is normalised to upper case, so two spellings
+//! of one digest compare equal. Inputs longer than `u32::MAX` bytes are
+//! rejected instead of wrapping TLSH's length field.
+//!
+//! ```
+//! use txtfp::{Canonicalizer, Fingerprinter, TlshFingerprinter, tlsh_distance};
+//! let fp = TlshFingerprinter::new(Canonicalizer::default());
+//! let text = "the quick brown fox jumps over the lazy dog at noon today\n\
+//!             the slow grey wolf creeps under the loud ravens at dusk\n";
+//! let a = fp.fingerprint(text)?;
+//! assert_eq!(
+//!     a.hex(),
+//!     "T1EFB02B0A1005D3D01CC116AD474F55F550CC8110110210000828E00304000320E6D0D5"
+//! );
+//! let b = fp.fingerprint(&text.replace("noon", "dusk"))?;
+//! assert_eq!(tlsh_distance(&a, &b)?, 116);
+//! # Ok::<(), txtfp::Error>(())
+//! ```
+
+mod fingerprint;
+mod fingerprinter;
+#[cfg(feature = "serde")]
+mod serde_impl;
+mod streaming;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_streaming;
+
+use alloc::format;
+
+pub use fingerprint::{TLSH_HEX_LEN, TlshFingerprint};
+pub use fingerprinter::TlshFingerprinter;
+pub use streaming::TlshStreaming;
+
+use crate::{Error, Result};
+
+/// The fewest input bytes TLSH digests (fewer → `InvalidInput`).
+pub const TLSH_MIN_INPUT_BYTES: usize = 50;
+
+/// The most input bytes TLSH digests: its length field is computed from a
+/// 32-bit length (0.3.2 silently wrapped above it).
+pub const TLSH_MAX_INPUT_BYTES: u64 = u32::MAX as u64;
+
+/// The algorithm part of [`TlshFingerprinter::config_hash`]'s input.
+pub(crate) const ALGORITHM_CONFIG: &str = "tlsh-128-1";
+
+/// The reference TLSH difference of two digests, **including** the length
+/// term: 0 for equal digests, larger for more different inputs (the
+/// literature treats `< 50` as very similar for 128/1; unrelated text is
+/// usually well above 200).
+///
+/// It is the sum of
+/// * the length term: `d = |Δ lvalue|` (mod 256); `0 → 0`, `1 → 1`, else `12·d`;
+/// * the two quartile-ratio terms: `d = |Δ q|` (mod 16); `≤ 1 → d`, else `12·(d−1)`;
+/// * `1` if the checksums differ;
+/// * the body distance over the 128 two-bit codes (`|Δ|`, with `3` counting `6`).
+///
+/// Both arguments are validated [`TlshFingerprint`]s, so this cannot fail;
+/// it returns `Result` as 0.3.2 does (0.3.2's error,
+/// `InvalidInput("invalid TLSH hex string of length {n}")`, needed an
+/// invalid digest, which can no longer be built).
+///
+/// ```
+/// use txtfp::{TlshFingerprint, tlsh_distance};
+/// let a: TlshFingerprint =
+///     "T1EFB02B0A1005D3D01CC116AD474F55F550CC8110110210000828E00304000320E6D0D5".parse()?;
+/// let b = TlshFingerprint::new(format!("T1{}", a.hex()[2..].to_ascii_lowercase()))?;
+/// assert_eq!(a, b);
+/// assert_eq!(tlsh_distance(&a, &b)?, 0);
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+pub fn tlsh_distance(a: &TlshFingerprint, b: &TlshFingerprint) -> Result<i32> {
+    Ok(parse(a.hex())?.diff(&parse(b.hex())?, true))
+}
+
+fn parse(hex: &str) -> Result<tlsh2::Tlsh128_1> {
+    hex.parse().map_err(|_| {
+        Error::InvalidInput(format!("invalid TLSH hex string of length {}", hex.len()))
+    })
+}
+
+/// `InvalidInput` when `n` bytes are too many for TLSH's length field.
+pub(crate) fn check_max_len(n: u64) -> Result<()> {
+    if n > TLSH_MAX_INPUT_BYTES {
+        return Err(Error::InvalidInput(format!(
+            "tlsh input exceeds {TLSH_MAX_INPUT_BYTES} bytes, got {n}"
+        )));
+    }
+    Ok(())
+}
+
+/// Digest of the bytes a builder has seen (`len` of them), with 0.3.2's
+/// errors: too short, then too little entropy.
+pub(crate) fn build(builder: &tlsh2::TlshBuilder128_1, len: u64) -> Result<TlshFingerprint> {
+    if len < TLSH_MIN_INPUT_BYTES as u64 {
+        return Err(Error::InvalidInput(format!(
+            "tlsh requires at least {TLSH_MIN_INPUT_BYTES} bytes, got {len}"
+        )));
+    }
+    check_max_len(len)?;
+    let tlsh = builder
+        .build()
+        .ok_or_else(|| Error::InvalidInput("tlsh build failed (insufficient entropy)".into()))?;
+    TlshFingerprint::from_ascii(&tlsh.hash())
+}
