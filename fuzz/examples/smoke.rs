@@ -222,6 +222,57 @@ fn gen_from_bytes(rng: &mut Rng) -> Vec<u8> {
     v
 }
 
+/// A valid LSH or SimHash index file (small alphabet, so buckets are shared),
+/// often mutated or truncated.
+fn gen_index_file(rng: &mut Rng) -> Vec<u8> {
+    let n = rng.below(40);
+    let v = if rng.chance(2) {
+        let mut idx = txtfp::LshIndex::<8>::with_bands_rows(4, 2).expect("valid banding");
+        for id in 0..n {
+            let s = MinHashSig::<8> {
+                hashes: std::array::from_fn(|_| rng.below(4) as u64),
+                ..MinHashSig::empty()
+            };
+            idx.insert(id as u64, s);
+        }
+        idx.to_bytes()
+    } else {
+        let mut idx = txtfp::SimHashIndex::new();
+        for id in 0..n {
+            idx.insert(id as u64, SimHash64(rng.next() & 0xff00_ff00_ff00_ff0f));
+        }
+        idx.to_bytes()
+    };
+    match rng.below(3) {
+        0 => v,
+        1 => mutate(rng, v, 3),
+        _ => {
+            let cut = rng.below(v.len() + 1);
+            v[..cut].to_vec()
+        }
+    }
+}
+
+/// Text around valid TLSH digests: case changes, mutations, junk.
+fn gen_tlsh_parse(rng: &mut Rng) -> Vec<u8> {
+    let text: Vec<u8> = (0..200 + rng.below(300))
+        .map(|i| b"the quick brown fox jumps over the lazy dog 0123456789"[(i + rng.below(7)) % 54])
+        .collect();
+    let digest = txtfp::TlshFingerprinter::default()
+        .sketch_bytes(&text)
+        .map(|d| d.as_str().to_string())
+        .unwrap_or_default();
+    let mut v = if rng.chance(2) {
+        digest.to_lowercase().into_bytes()
+    } else {
+        format!("{digest}{digest}").into_bytes()
+    };
+    if rng.chance(2) {
+        v = mutate(rng, v, 2);
+    }
+    v
+}
+
 fn random_sig<const H: usize>(rng: &mut Rng) -> MinHashSig<H> {
     let mut s = MinHashSig::<H>::empty();
     for h in s.hashes.iter_mut() {
@@ -267,6 +318,8 @@ fn generate(target: &str, rng: &mut Rng) -> Vec<u8> {
         "canonicalize" => gen_canonicalize(rng),
         "streaming" => gen_streaming(rng),
         "from_bytes" => gen_from_bytes(rng),
+        "index_file" => gen_index_file(rng),
+        "tlsh_parse" => gen_tlsh_parse(rng),
         _ => gen_deserialize(rng),
     }
 }

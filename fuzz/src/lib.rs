@@ -19,7 +19,14 @@ use txtfp::{
 };
 
 /// Names of the targets, in the order the smoke runner reports them.
-pub const TARGETS: [&str; 4] = ["canonicalize", "streaming", "from_bytes", "deserialize"];
+pub const TARGETS: [&str; 6] = [
+    "canonicalize",
+    "streaming",
+    "from_bytes",
+    "deserialize",
+    "index_file",
+    "tlsh_parse",
+];
 
 /// Run the named target on one input. Unknown names return `false`.
 pub fn run(target: &str, data: &[u8]) -> bool {
@@ -28,6 +35,8 @@ pub fn run(target: &str, data: &[u8]) -> bool {
         "streaming" => streaming(data),
         "from_bytes" => from_bytes(data),
         "deserialize" => deserialize(data),
+        "index_file" => index_file(data),
+        "tlsh_parse" => tlsh_parse(data),
         _ => return false,
     }
     true
@@ -366,4 +375,61 @@ where
         )
     });
     assert_eq!(back, v, "{} round trip", std::any::type_name::<T>());
+}
+
+// ---------------------------------------------------------------------------
+// index_file
+// ---------------------------------------------------------------------------
+
+/// Index files from untrusted bytes: every reader returns a value or an
+/// error, never panics, and a file it accepts answers queries and saves
+/// again to a file it also accepts.
+pub fn index_file(data: &[u8]) {
+    use txtfp::{LshCandidateIndex, LshIndex, SimHashIndex};
+    let probe = MinHashSig::<8> {
+        hashes: core::array::from_fn(|i| data.get(i).copied().unwrap_or(0).into()),
+        ..MinHashSig::empty()
+    };
+    if let Ok(idx) = LshIndex::<8>::from_bytes(data) {
+        let _ = idx.query_with_threshold(&probe, 0.5);
+        let again = LshIndex::<8>::from_bytes(&idx.to_bytes()).expect("re-saved file reads back");
+        assert_eq!(again.len(), idx.len());
+    }
+    if let Ok(idx) = LshCandidateIndex::<8>::from_bytes(data) {
+        let _ = idx.query(&probe);
+    }
+    if let Ok(idx) = SimHashIndex::from_bytes(data) {
+        let _ = idx.query(&SimHash64(probe.hashes[0]));
+        let again = SimHashIndex::from_bytes(&idx.to_bytes()).expect("re-saved file reads back");
+        assert_eq!(again.len(), idx.len());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// tlsh_parse
+// ---------------------------------------------------------------------------
+
+/// TLSH digests from untrusted text: parsing never panics, an accepted
+/// digest round-trips, and distances are symmetric and zero on self.
+pub fn tlsh_parse(data: &[u8]) {
+    use txtfp::{TlshFingerprint, tlsh_distance};
+    let text = String::from_utf8_lossy(data);
+    let mid = (0..=text.len() / 2)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let (a, b) = text.split_at(mid);
+    let parsed: Vec<TlshFingerprint> = [text.as_ref(), a, b]
+        .into_iter()
+        .filter_map(|s| s.parse::<TlshFingerprint>().ok())
+        .collect();
+    for x in &parsed {
+        let back: TlshFingerprint = x.as_str().parse().expect("a parsed digest parses again");
+        assert_eq!(&back, x);
+        assert_eq!(tlsh_distance(x, x).expect("valid digests"), 0);
+        for y in &parsed {
+            assert_eq!(tlsh_distance(x, y).ok(), tlsh_distance(y, x).ok());
+        }
+    }
+    let _ = txtfp::TlshFingerprinter::default().sketch_bytes(data);
 }
