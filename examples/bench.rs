@@ -6,7 +6,8 @@
 //! cargo run --release --example bench -- --input corpus.jsonl --algo minhash --threads 1
 //! ```
 //!
-//! `--algo`: minhash | minhash-murmur | simhash | canonical | lsh-insert | lsh-query.
+//! `--algo`: minhash | minhash-murmur | simhash | canonical | lsh-insert | lsh-query,
+//! and tlsh / tlsh-bytes (raw bytes, as py-tlsh hashes them; `--features tlsh`).
 //! Options: `--threads N` (rayon pool), `--min-seconds S` (default 2),
 //! `--limit N`, `--threshold T` (LSH, default 0.8).
 
@@ -165,6 +166,29 @@ fn run() -> Result<(), String> {
                     .unwrap_or_else(note_err)
             })
         }),
+        #[cfg(feature = "tlsh")]
+        "tlsh" => {
+            let tlsh = txtfp::TlshFingerprinter::default();
+            timed_loop(min, || {
+                run_docs(&|d| {
+                    tlsh.fingerprint(d)
+                        .map(|t| t.as_str().bytes().fold(0u64, |a, b| a.rotate_left(5) ^ u64::from(b)))
+                        .unwrap_or_else(note_err)
+                })
+            })
+        }
+        // Raw bytes, no canonicalization: what py-tlsh's `tlsh.hash` does.
+        #[cfg(feature = "tlsh")]
+        "tlsh-bytes" => {
+            let tlsh = txtfp::TlshFingerprinter::default();
+            timed_loop(min, || {
+                run_docs(&|d| {
+                    tlsh.sketch_bytes(d.as_bytes())
+                        .map(|t| t.as_str().bytes().fold(0u64, |a, b| a.rotate_left(5) ^ u64::from(b)))
+                        .unwrap_or_else(note_err)
+                })
+            })
+        }
         "canonical" => timed_loop(min, || {
             run_docs(&|d| {
                 let c = canon.canonicalize(d);
