@@ -172,7 +172,11 @@ fn run() -> Result<(), String> {
             timed_loop(min, || {
                 run_docs(&|d| {
                     tlsh.fingerprint(d)
-                        .map(|t| t.as_str().bytes().fold(0u64, |a, b| a.rotate_left(5) ^ u64::from(b)))
+                        .map(|t| {
+                            t.as_str()
+                                .bytes()
+                                .fold(0u64, |a, b| a.rotate_left(5) ^ u64::from(b))
+                        })
                         .unwrap_or_else(note_err)
                 })
             })
@@ -184,7 +188,11 @@ fn run() -> Result<(), String> {
             timed_loop(min, || {
                 run_docs(&|d| {
                     tlsh.sketch_bytes(d.as_bytes())
-                        .map(|t| t.as_str().bytes().fold(0u64, |a, b| a.rotate_left(5) ^ u64::from(b)))
+                        .map(|t| {
+                            t.as_str()
+                                .bytes()
+                                .fold(0u64, |a, b| a.rotate_left(5) ^ u64::from(b))
+                        })
                         .unwrap_or_else(note_err)
                 })
             })
