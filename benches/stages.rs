@@ -23,9 +23,10 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use txtfp::{
-    Canonicalizer, Fingerprinter, HashFamily, LshIndex, LshIndexBuilder, MinHashFingerprinter,
-    MinHashSig, MinHashStreaming, ShingleTokenizer, SimHash64, SimHashFingerprinter,
-    StreamingFingerprinter, Tokenizer, Weighting, WordTokenizer, hamming, jaccard,
+    Canonicalizer, Fingerprinter, HashFamily, LshCandidateIndex, LshIndex, LshIndexBuilder,
+    MinHashFingerprinter, MinHashSig, MinHashStreaming, ShingleTokenizer, SimHash64,
+    SimHashFingerprinter, StreamingFingerprinter, Tokenizer, Weighting, WordTokenizer, hamming,
+    jaccard,
 };
 
 /// Bytes of text per benchmark input set: large enough to average over many
@@ -434,6 +435,66 @@ fn lsh(c: &mut Criterion, corpus: &Corpus) {
                 n += full.query_with_threshold(black_box(sig), 0.8).len();
             }
             n
+        })
+    });
+    g.finish();
+
+    // The figures: 16 × 8 banding, batch insert, the signature-free
+    // index, and the file round trip.
+    let mut g = c.benchmark_group("lsh_b16_r8");
+    g.sampling_mode(SamplingMode::Flat);
+    g.throughput(Throughput::Elements(sigs.len() as u64));
+    let empty = LshIndex::<128>::with_bands_rows(16, 8).expect("16 × 8 = 128");
+    g.bench_function("extend", |b| {
+        b.iter_batched(
+            || empty.clone(),
+            |mut idx| {
+                idx.extend(sigs.iter().copied());
+                idx
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    let lean_empty = LshCandidateIndex::<128>::with_bands_rows(16, 8).expect("16 × 8 = 128");
+    g.bench_function("candidate_index_try_extend", |b| {
+        b.iter_batched(
+            || lean_empty.clone(),
+            |mut idx| {
+                idx.try_extend(sigs.iter().map(|(id, s)| (*id, s)))
+                    .expect("fresh ids");
+                idx
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    let mut full = empty.clone();
+    full.extend(sigs.iter().copied());
+    full.compact();
+    g.bench_function("query", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for (_, sig) in &sigs {
+                n += full.query(black_box(sig)).len();
+            }
+            n
+        })
+    });
+    g.bench_function("query_with_threshold_0.8", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for (_, sig) in &sigs {
+                n += full.query_with_threshold(black_box(sig), 0.8).len();
+            }
+            n
+        })
+    });
+    let bytes = full.to_bytes();
+    g.bench_function("to_bytes", |b| b.iter(|| full.to_bytes().len()));
+    g.bench_function("from_bytes", |b| {
+        b.iter(|| {
+            LshIndex::<128>::from_bytes(black_box(&bytes))
+                .expect("own file")
+                .len()
         })
     });
     g.finish();
