@@ -7,7 +7,7 @@ use super::band_keys;
 use super::builder::check_banding;
 use super::core::Core;
 use super::index::full_error;
-use super::persist::{self, FileView, Header, Kind, Spec, Writer, tag};
+use super::persist::{self, Kind};
 use super::run::Run;
 use crate::{MinHashSig, Result};
 
@@ -161,40 +161,9 @@ impl<const H: usize> LshCandidateIndex<H> {
     /// The index file (format of ARCHITECTURE.md, "Index files"; flags 0:
     /// no payload section).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let super::core::Dense { order, runs } = self.core.dense();
-        let n = order.len() as u64;
-        let mut specs = alloc::vec![Spec {
-            tag: tag::IDS,
-            aux: 0,
-            len: n * 8
-        }];
-        for (t, run) in runs.iter().enumerate() {
-            specs.extend(persist::run_specs(t as u32, run.as_ref()));
-        }
-        let header = Header {
-            kind: Kind::Lsh,
-            params: [H as u64, self.bands as u64, self.rows as u64, 0],
-            docs: n,
-        };
-        let mut out = Vec::new();
-        let written = (|| {
-            let mut w = Writer::begin(
-                |b: &[u8]| {
-                    out.extend_from_slice(b);
-                    Ok(())
-                },
-                header,
-                specs,
-            )?;
-            let ids: Vec<u64> = order.iter().map(|e| e.0).collect();
-            w.write_pod(&ids)?;
-            for run in &runs {
-                persist::write_run(&mut w, run.as_ref())?;
-            }
-            w.finish()
-        })();
-        written.expect("writing to memory cannot fail");
-        out
+        persist::to_vec(|sink| {
+            super::save::write_lsh::<H>(&self.core, self.bands, self.rows, None, sink)
+        })
     }
 
     /// Reads the bytes of [`to_bytes`](Self::to_bytes).
@@ -205,19 +174,17 @@ impl<const H: usize> LshCandidateIndex<H> {
     /// [`Error::Config`](crate::Error::Config) for another `H` or a file with signatures (load
     /// those as [`LshIndex`](crate::LshIndex)).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let mut words = alloc::vec![0u64; bytes.len().div_ceil(8)];
-        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-        let aligned = &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()];
-        let view = FileView::parse(aligned, Kind::Lsh)?;
-        let parts = super::save::Parts::<H>::read_keys_only(&view)?;
-        let runs = parts
-            .runs
-            .iter()
-            .map(|r| Run::from_sorted(r.entries.to_vec()));
-        Ok(Self {
-            bands: parts.bands,
-            rows: parts.rows,
-            core: Core::from_parts(parts.ids.to_vec(), runs.collect()),
+        persist::with_view(bytes, Kind::Lsh, |view| {
+            let parts = super::save::Parts::<H>::read_keys_only(view)?;
+            let runs = parts
+                .runs
+                .iter()
+                .map(|r| Run::from_sorted(r.entries.to_vec()));
+            Ok(Self {
+                bands: parts.bands,
+                rows: parts.rows,
+                core: Core::from_parts(parts.ids.to_vec(), runs.collect()),
+            })
         })
     }
 }

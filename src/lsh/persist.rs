@@ -364,32 +364,37 @@ pub(crate) fn write_run<F: FnMut(&[u8]) -> Result<()>>(
     w.write_pod(run.dir)
 }
 
-/// Reads a whole stream into 8-aligned memory (so sections can be borrowed
-/// in place), refusing more than `limit` bytes.
-#[cfg(feature = "std")]
-pub(crate) fn read_aligned<R: std::io::Read>(mut r: R, limit: u64) -> Result<Vec<u64>> {
-    use std::io::Read as _;
-    let mut bytes = Vec::new();
-    (&mut r)
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(Error::InvalidInput(format!(
-            "index file larger than the {limit}-byte limit"
-        )));
-    }
-    let mut words = alloc::vec![0u64; bytes.len().div_ceil(8)];
-    bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(&bytes);
-    // Remember the true length in the last word's place: callers slice it.
-    words.push(bytes.len() as u64);
-    Ok(words)
+/// The file `write` produces, collected in memory.
+pub(crate) fn to_vec(
+    write: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let written = write(&mut |b: &[u8]| {
+        out.extend_from_slice(b);
+        Ok(())
+    });
+    // The writers fail only when their sink does, and this one cannot.
+    debug_assert!(written.is_ok(), "in-memory index write failed: {written:?}");
+    out
 }
 
-/// The byte view of [`read_aligned`]'s buffer.
-#[cfg(feature = "std")]
-pub(crate) fn aligned_bytes(words: &[u64]) -> &[u8] {
-    let (len, data) = words.split_last().expect("read_aligned pushes the length");
-    &bytemuck::cast_slice::<u64, u8>(data)[..*len as usize]
+/// Parses `bytes` as a file of `kind` and hands the view to `read`. The
+/// sections are borrowed in place, so unaligned bytes are first copied into
+/// 8-aligned memory.
+pub(crate) fn with_view<T>(
+    bytes: &[u8],
+    kind: Kind,
+    read: impl FnOnce(&FileView<'_>) -> Result<T>,
+) -> Result<T> {
+    if bytes.as_ptr().align_offset(8) == 0 {
+        return read(&FileView::parse(bytes, kind)?);
+    }
+    let mut words = alloc::vec![0u64; bytes.len().div_ceil(8)];
+    bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+    read(&FileView::parse(
+        &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()],
+        kind,
+    )?)
 }
 
 /// Writes a file through `write` into a temporary file beside `path`, syncs

@@ -21,46 +21,8 @@ impl<const H: usize> LshIndex<H> {
     /// Writes the index in the versioned, checksummed format of
     /// ARCHITECTURE.md ("Index files") through `sink`, which receives
     /// consecutive pieces of the file.
-    pub fn write_to(&self, mut sink: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        let super::core::Dense { order, runs } = self.core.dense();
-        let n = order.len() as u64;
-        let mut specs = alloc::vec![
-            Spec {
-                tag: tag::IDS,
-                aux: 0,
-                len: n * 8
-            },
-            Spec {
-                tag: tag::PAYLOAD,
-                aux: 0,
-                len: n * core::mem::size_of::<MinHashSig<H>>() as u64,
-            },
-        ];
-        for (t, run) in runs.iter().enumerate() {
-            specs.extend(persist::run_specs(t as u32, run.as_ref()));
-        }
-        let header = Header {
-            kind: Kind::Lsh,
-            params: [
-                H as u64,
-                self.bands as u64,
-                self.rows as u64,
-                HAS_SIGNATURES,
-            ],
-            docs: n,
-        };
-        let mut w = Writer::begin(&mut sink, header, specs)?;
-        let ids: Vec<u64> = order.iter().map(|e| e.0).collect();
-        w.write_pod(&ids)?;
-        for chunk in order.chunks(1024) {
-            let sigs: Vec<MinHashSig<H>> =
-                chunk.iter().map(|&(_, s)| self.sigs[s as usize]).collect();
-            w.write_pod(&sigs)?;
-        }
-        for run in &runs {
-            persist::write_run(&mut w, run.as_ref())?;
-        }
-        w.finish()
+    pub fn write_to(&self, sink: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        write_lsh::<H>(&self.core, self.bands, self.rows, Some(&self.sigs), sink)
     }
 
     /// The index file as bytes.
@@ -81,13 +43,7 @@ impl<const H: usize> LshIndex<H> {
     /// # Ok::<(), txtfp::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        self.write_to(|b| {
-            out.extend_from_slice(b);
-            Ok(())
-        })
-        .expect("writing to memory cannot fail");
-        out
+        persist::to_vec(|sink| self.write_to(sink))
     }
 
     /// Reads an index from the bytes of [`to_bytes`](Self::to_bytes) (or a
@@ -99,13 +55,7 @@ impl<const H: usize> LshIndex<H> {
     /// of another format version or index kind, or structurally invalid;
     /// [`Error::Config`] when the file's `H` is not this index's `H`.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        if bytes.as_ptr().align_offset(8) == 0 {
-            return Self::from_view(&FileView::parse(bytes, Kind::Lsh)?);
-        }
-        let mut words = alloc::vec![0u64; bytes.len().div_ceil(8)];
-        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-        let aligned = &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()];
-        Self::from_view(&FileView::parse(aligned, Kind::Lsh)?)
+        persist::with_view(bytes, Kind::Lsh, Self::from_view)
     }
 
     fn from_view(view: &FileView<'_>) -> Result<Self> {
@@ -151,10 +101,56 @@ impl<const H: usize> LshIndex<H> {
     /// [`from_bytes`](Self::from_bytes).
     #[cfg(feature = "std")]
     pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
-        let file = std::fs::File::open(path.as_ref())?;
-        let words = persist::read_aligned(file, u64::MAX)?;
-        Self::from_view(&FileView::parse(persist::aligned_bytes(&words), Kind::Lsh)?)
+        Self::from_bytes(&std::fs::read(path.as_ref())?)
     }
+}
+
+/// Writes an LSH file of `core`'s contents; with `sigs` (indexed by slot)
+/// the payload section holds the signatures, without it there is none
+/// ([`LshCandidateIndex`](crate::LshCandidateIndex)).
+pub(crate) fn write_lsh<const H: usize>(
+    core: &Core,
+    bands: usize,
+    rows: usize,
+    sigs: Option<&[MinHashSig<H>]>,
+    mut sink: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let super::core::Dense { order, runs } = core.dense();
+    let n = order.len() as u64;
+    let mut specs = alloc::vec![Spec {
+        tag: tag::IDS,
+        aux: 0,
+        len: n * 8
+    }];
+    if sigs.is_some() {
+        specs.push(Spec {
+            tag: tag::PAYLOAD,
+            aux: 0,
+            len: n * core::mem::size_of::<MinHashSig<H>>() as u64,
+        });
+    }
+    for (t, run) in runs.iter().enumerate() {
+        specs.extend(persist::run_specs(t as u32, run.as_ref()));
+    }
+    let flags = if sigs.is_some() { HAS_SIGNATURES } else { 0 };
+    let header = Header {
+        kind: Kind::Lsh,
+        params: [H as u64, bands as u64, rows as u64, flags],
+        docs: n,
+    };
+    let mut w = Writer::begin(&mut sink, header, specs)?;
+    let ids: Vec<u64> = order.iter().map(|e| e.0).collect();
+    w.write_pod(&ids)?;
+    if let Some(sigs) = sigs {
+        for chunk in order.chunks(1024) {
+            let part: Vec<MinHashSig<H>> = chunk.iter().map(|&(_, s)| sigs[s as usize]).collect();
+            w.write_pod(&part)?;
+        }
+    }
+    for run in &runs {
+        persist::write_run(&mut w, run.as_ref())?;
+    }
+    w.finish()
 }
 
 /// The validated sections of an LSH file, borrowed in place.

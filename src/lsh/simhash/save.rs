@@ -98,13 +98,7 @@ impl SimHashIndex {
     /// # Ok::<(), txtfp::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        self.write_to(|b| {
-            out.extend_from_slice(b);
-            Ok(())
-        })
-        .expect("writing to memory cannot fail");
-        out
+        persist::to_vec(|sink| self.write_to(sink))
     }
 
     /// Reads an index from the bytes of [`to_bytes`](Self::to_bytes) (or a
@@ -116,13 +110,7 @@ impl SimHashIndex {
     /// truncated, damaged (checksum), of another format version or index
     /// kind, or fail a structural check (see the module docs).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        if bytes.as_ptr().align_offset(8) == 0 {
-            return Self::from_view(&FileView::parse(bytes, Kind::SimHash)?);
-        }
-        let mut words = alloc::vec![0u64; bytes.len().div_ceil(8)];
-        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-        let aligned = &bytemuck::cast_slice::<u64, u8>(&words)[..bytes.len()];
-        Self::from_view(&FileView::parse(aligned, Kind::SimHash)?)
+        persist::with_view(bytes, Kind::SimHash, Self::from_view)
     }
 
     fn from_view(view: &FileView<'_>) -> Result<Self> {
@@ -175,12 +163,7 @@ impl SimHashIndex {
     /// errors of [`from_bytes`](Self::from_bytes).
     #[cfg(feature = "std")]
     pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
-        let file = std::fs::File::open(path.as_ref())?;
-        let words = persist::read_aligned(file, u64::MAX)?;
-        Self::from_view(&FileView::parse(
-            persist::aligned_bytes(&words),
-            Kind::SimHash,
-        )?)
+        Self::from_bytes(&std::fs::read(path.as_ref())?)
     }
 }
 
