@@ -150,28 +150,14 @@ impl<const H: usize> LshIndex<H> {
 
     /// Steps 2 and 3 for fresh live `slots`.
     fn file(&mut self, slots: &[u32], par: bool) {
-        let bands = self.bands;
-        let rows = self.rows;
-        let mut keys = alloc::vec![0u64; slots.len() * bands];
-        let fill = |(out, &slot): (&mut [u64], &u32)| {
+        let (sigs, rows) = (&self.sigs, self.rows);
+        self.core.link_computed(slots, par, |slot, out| {
             for (o, k) in out
                 .iter_mut()
-                .zip(band_keys(&self.sigs[slot as usize].hashes, rows))
+                .zip(band_keys(&sigs[slot as usize].hashes, rows))
             {
                 *o = k;
             }
-        };
-        #[cfg(feature = "parallel")]
-        if par {
-            use rayon::prelude::*;
-            keys.par_chunks_mut(bands)
-                .zip(slots.par_iter())
-                .for_each(fill);
-            self.core.link_batch_par(slots, &keys);
-            return;
-        }
-        let _ = par;
-        keys.chunks_mut(bands).zip(slots.iter()).for_each(fill);
-        self.core.link_batch(slots, &keys);
+        });
     }
 }

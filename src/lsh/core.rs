@@ -289,6 +289,34 @@ impl Core {
         self.free.append(&mut self.dead);
     }
 
+    /// Files fresh live `slots`: `keys_of(slot, out)` writes a slot's key for
+    /// every table into `out`; keys are computed (on the rayon pool when
+    /// `par`, under `parallel`) and filed by [`link_batch`](Self::link_batch)
+    /// or its parallel form.
+    pub(crate) fn link_computed(
+        &mut self,
+        slots: &[u32],
+        par: bool,
+        keys_of: impl Fn(u32, &mut [u64]) + Sync,
+    ) {
+        let tables = self.tables().max(1);
+        let mut keys = alloc::vec![0u64; slots.len() * tables];
+        #[cfg(feature = "parallel")]
+        if par {
+            use rayon::prelude::*;
+            keys.par_chunks_mut(tables)
+                .zip(slots.par_iter())
+                .for_each(|(out, &slot)| keys_of(slot, out));
+            self.link_batch_par(slots, &keys);
+            return;
+        }
+        let _ = par;
+        for (out, &slot) in keys.chunks_mut(tables).zip(slots) {
+            keys_of(slot, out);
+        }
+        self.link_batch(slots, &keys);
+    }
+
     /// Files a batch too small to be worth a merge into the hash tables;
     /// returns whether it did.
     fn link_small_batch(&mut self, slots: &[u32], keys: &[u64]) -> bool {

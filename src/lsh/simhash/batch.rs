@@ -181,27 +181,12 @@ impl SimHashIndex {
 
     /// Computes the keys of fresh live `slots` and files them.
     fn file(&mut self, slots: &[u32], par: bool) {
-        let masks = self.layout.masks();
-        let tables = masks.len();
-        let mut keys = alloc::vec![0u64; slots.len() * tables];
-        let fps = &self.fps;
-        let fill = |(out, &slot): (&mut [u64], &u32)| {
+        let (masks, fps) = (self.layout.masks(), &self.fps);
+        self.core.link_computed(slots, par, |slot, out| {
             let f = fps[slot as usize];
             for (o, &m) in out.iter_mut().zip(masks) {
                 *o = table_key(f, m);
             }
-        };
-        #[cfg(feature = "parallel")]
-        if par {
-            use rayon::prelude::*;
-            keys.par_chunks_mut(tables)
-                .zip(slots.par_iter())
-                .for_each(fill);
-            self.core.link_batch_par(slots, &keys);
-            return;
-        }
-        let _ = par;
-        keys.chunks_mut(tables).zip(slots.iter()).for_each(fill);
-        self.core.link_batch(slots, &keys);
+        });
     }
 }
