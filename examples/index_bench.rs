@@ -12,7 +12,11 @@
 //!
 //! Options: `--bands B --rows R` (B × R = 128; default 16 × 8),
 //! `--threshold T` (verified queries, default 0.8), `--threads N` (adds
-//! parallel batch insert and query rows), `--min-seconds S` (default 2).
+//! parallel batch insert and query rows), `--min-seconds S` (default 2),
+//! `--only OP,OP` (run only the named rows: insert, extend,
+//! candidate_index_extend, candidate_index_query (with its batch form),
+//! query_with_threshold, query_batch_with_threshold, query_candidates,
+//! parallel, file).
 //! Single-thread rows count the calling thread's CPU time (Linux
 //! `/proc/thread-self/schedstat`; wall time elsewhere), so they hold on a
 //! shared machine; the multi-thread rows are wall time.
@@ -112,28 +116,28 @@ fn cpu_now() -> Option<u64> {
     s.split_whitespace().next()?.parse().ok()
 }
 
-/// Runs `pass` until `min` of its time has elapsed (after one warm-up);
-/// documents per second of this thread's CPU time. `pass` returns its wall
-/// time, used only where CPU time is unavailable.
-fn rate(min: Duration, docs: usize, pass: impl FnMut() -> Duration) -> f64 {
-    rate_with(true, min, docs, pass)
+/// This thread's CPU time spent in `work` (wall time where the CPU clock is
+/// unavailable, and always when `cpu` is false). Passes set up their fresh
+/// index before calling it, so neither the allocation of the new index nor
+/// the drop of the previous one is counted.
+fn timed(cpu: bool, work: impl FnOnce()) -> Duration {
+    let before = cpu.then(cpu_now).flatten();
+    let s = Instant::now();
+    work();
+    let wall = s.elapsed();
+    match (before, cpu.then(cpu_now).flatten()) {
+        (Some(a), Some(b)) => Duration::from_nanos(b - a),
+        _ => wall,
+    }
 }
 
-/// [`rate`] over wall time (for work spread over a thread pool).
-fn wall_rate(min: Duration, docs: usize, pass: impl FnMut() -> Duration) -> f64 {
-    rate_with(false, min, docs, pass)
-}
-
-fn rate_with(cpu: bool, min: Duration, docs: usize, mut pass: impl FnMut() -> Duration) -> f64 {
+/// Runs `pass` (which returns its [`timed`] span) until `min` has been
+/// measured, after one warm-up; documents per second.
+fn rate(min: Duration, docs: usize, mut pass: impl FnMut() -> Duration) -> f64 {
     pass();
     let (mut total, mut passes) = (Duration::ZERO, 0u32);
     while passes == 0 || total < min {
-        let before = cpu.then(cpu_now).flatten();
-        let wall = pass();
-        total += match (before, cpu.then(cpu_now).flatten()) {
-            (Some(a), Some(b)) => Duration::from_nanos(b - a),
-            _ => wall,
-        };
+        total += pass();
         passes += 1;
     }
     docs as f64 * passes as f64 / total.as_secs_f64()
@@ -162,7 +166,12 @@ fn run() -> Result<(), String> {
         _ => return Err("give --input FILE or --synthetic N".into()),
     };
     let n = sigs.len();
-    let new = || LshIndex::<128>::with_bands_rows(bands, rows).map_err(|e| e.to_string());
+    let only: Option<Vec<String>> = kv
+        .get("only")
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let want = |op: &str| only.as_ref().is_none_or(|o| o.iter().any(|x| x == op));
+    let new = || LshIndex::<128>::with_bands_rows(bands, rows).expect("checked");
+    new_index_check(bands, rows)?;
     let line = |op: &str, value: f64, unit: &str| {
         println!(
             "{}",
@@ -171,107 +180,199 @@ fn run() -> Result<(), String> {
         );
     };
 
-    let mut idx = new()?;
-    let r = rate(min, n, || {
-        idx = new().expect("checked");
-        let s = Instant::now();
-        for (id, sig) in &sigs {
-            idx.insert(*id, *sig);
-        }
-        s.elapsed()
-    });
-    line("insert", r, "docs/s");
-    let r = rate(min, n, || {
-        idx = new().expect("checked");
-        let s = Instant::now();
-        idx.extend(sigs.iter().copied());
-        s.elapsed()
-    });
-    line("extend", r, "docs/s");
-
-    idx.compact();
-    line(
-        "memory_with_signatures",
-        (idx.memory_usage() / n.max(1)) as f64,
-        "bytes/doc",
-    );
-    let mut lean =
-        LshCandidateIndex::<128>::with_bands_rows(bands, rows).map_err(|e| e.to_string())?;
-    let r = rate(min, n, || {
-        lean = LshCandidateIndex::with_bands_rows(bands, rows).expect("checked");
-        let s = Instant::now();
-        lean.try_extend(sigs.iter().map(|(id, sig)| (*id, sig)))
-            .expect("fresh ids");
-        s.elapsed()
-    });
-    line("candidate_index_extend", r, "docs/s");
-    lean.compact();
-    line(
-        "memory_without_signatures",
-        (lean.memory_usage() / n.max(1)) as f64,
-        "bytes/doc",
-    );
-    let r = rate(min, n, || {
-        let s = Instant::now();
-        let c: usize = sigs.iter().map(|(_, q)| lean.query(q).len()).sum();
-        std::hint::black_box(c);
-        s.elapsed()
-    });
-    line("candidate_index_query", r, "docs/s");
-    drop(lean);
-
-    let mut found = 0usize;
-    let r = rate(min, n, || {
-        let s = Instant::now();
-        found = sigs
-            .iter()
-            .map(|(_, q)| idx.query_with_threshold(q, t).len())
-            .sum();
-        s.elapsed()
-    });
-    line("query_with_threshold", r, "docs/s");
-    line(
-        "verified_matches_per_query",
-        found as f64 / n.max(1) as f64,
-        "ids",
-    );
-    let r = rate(min, n, || {
-        let s = Instant::now();
-        let c: usize = sigs.iter().map(|(_, q)| idx.query(q).len()).sum();
-        std::hint::black_box(c);
-        s.elapsed()
-    });
-    line("query_candidates", r, "docs/s");
-
-    if threads > 1 {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(|e| e.to_string())?;
-        let r = wall_rate(min, n, || {
-            let mut fresh = new().expect("checked");
-            let s = Instant::now();
-            pool.install(|| fresh.extend_par(sigs.iter().copied()));
-            s.elapsed()
+    let mut idx = new();
+    if want("insert") {
+        let r = rate(min, n, || {
+            idx = new();
+            timed(true, || {
+                for (id, sig) in &sigs {
+                    idx.insert(*id, *sig);
+                }
+            })
         });
-        line(&format!("extend_par_{threads}_threads"), r, "docs/s");
-        let r = wall_rate(min, n, || {
-            let s = Instant::now();
+        line("insert", r, "docs/s");
+    }
+    if want("extend") {
+        let r = rate(min, n, || {
+            idx = new();
+            timed(true, || idx.extend(sigs.iter().copied()))
+        });
+        line("extend", r, "docs/s");
+        idx.compact();
+        line(
+            "memory_with_signatures",
+            (idx.memory_usage() / n.max(1)) as f64,
+            "bytes/doc",
+        );
+    } else {
+        idx = new();
+        idx.extend(sigs.iter().copied());
+    }
+    let lean_new = || LshCandidateIndex::<128>::with_bands_rows(bands, rows).expect("checked");
+    if want("candidate_index_extend") || want("candidate_index_query") {
+        let mut lean = lean_new();
+        let r = rate(min, n, || {
+            lean = lean_new();
+            timed(true, || {
+                lean.try_extend(sigs.iter().map(|(id, sig)| (*id, sig)))
+                    .expect("fresh ids")
+            })
+        });
+        if want("candidate_index_extend") {
+            line("candidate_index_extend", r, "docs/s");
+            lean.compact();
+            line(
+                "memory_without_signatures",
+                (lean.memory_usage() / n.max(1)) as f64,
+                "bytes/doc",
+            );
+        }
+        if want("candidate_index_query") {
+            let r = rate(min, n, || {
+                timed(true, || {
+                    let c: usize = sigs.iter().map(|(_, q)| lean.query(q).len()).sum();
+                    std::hint::black_box(c);
+                })
+            });
+            line("candidate_index_query", r, "docs/s");
+            let queries: Vec<MinHashSig<128>> = sigs.iter().map(|(_, q)| *q).collect();
+            let r = rate(min, n, || {
+                timed(true, || {
+                    std::hint::black_box(lean.query_batch(&queries));
+                })
+            });
+            line("candidate_index_query_batch", r, "docs/s");
+        }
+    }
+
+    if want("query_with_threshold") {
+        let mut found = 0usize;
+        let r = rate(min, n, || {
+            timed(true, || {
+                found = sigs
+                    .iter()
+                    .map(|(_, q)| idx.query_with_threshold(q, t).len())
+                    .sum();
+            })
+        });
+        line("query_with_threshold", r, "docs/s");
+        line(
+            "verified_matches_per_query",
+            found as f64 / n.max(1) as f64,
+            "ids",
+        );
+    }
+    if want("query_batch_with_threshold") {
+        let queries: Vec<MinHashSig<128>> = sigs.iter().map(|(_, q)| *q).collect();
+        let r = rate(min, n, || {
+            timed(true, || {
+                std::hint::black_box(idx.query_batch_with_threshold(&queries, t));
+            })
+        });
+        line("query_batch_with_threshold", r, "docs/s");
+    }
+    if want("query_candidates") {
+        let r = rate(min, n, || {
+            timed(true, || {
+                let c: usize = sigs.iter().map(|(_, q)| idx.query(q).len()).sum();
+                std::hint::black_box(c);
+            })
+        });
+        line("query_candidates", r, "docs/s");
+    }
+
+    if threads > 1 && want("parallel") {
+        parallel_rows(&sigs, &idx, threads, min, t, &line, &new)?;
+    }
+    if want("file") {
+        file_rows(&sigs, &idx, min, t, &line)?;
+    }
+    Ok(())
+}
+
+fn new_index_check(bands: usize, rows: usize) -> Result<(), String> {
+    LshIndex::<128>::with_bands_rows(bands, rows)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// Multi-thread rows (wall time): batch insert and verified queries.
+fn parallel_rows(
+    sigs: &Sigs,
+    idx: &LshIndex<128>,
+    threads: usize,
+    min: Duration,
+    t: f32,
+    line: &dyn Fn(&str, f64, &str),
+    new: &dyn Fn() -> LshIndex<128>,
+) -> Result<(), String> {
+    let n = sigs.len();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut fresh = new();
+    let r = rate(min, n, || {
+        fresh = new();
+        timed(false, || {
+            pool.install(|| fresh.extend_par(sigs.iter().copied()))
+        })
+    });
+    line(&format!("extend_par_{threads}_threads"), r, "docs/s");
+    let r = rate(min, n, || {
+        timed(false, || {
             let c: usize = pool.install(|| {
                 sigs.par_iter()
                     .map(|(_, q)| idx.query_with_threshold(q, t).len())
                     .sum()
             });
             std::hint::black_box(c);
-            s.elapsed()
+        })
+    });
+    line(
+        &format!("query_with_threshold_{threads}_threads"),
+        r,
+        "docs/s",
+    );
+    // The same batch call on one thread and on the pool, wall time both, so
+    // the ratio is the scaling.
+    let queries: Vec<MinHashSig<128>> = sigs.iter().map(|(_, q)| *q).collect();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| e.to_string())?;
+    for (label, p) in [("1_thread", &one), (&*format!("{threads}_threads"), &pool)] {
+        let r = rate(min, n, || {
+            timed(false, || {
+                std::hint::black_box(p.install(|| idx.query_batch_with_threshold_par(&queries, t)));
+            })
         });
         line(
-            &format!("query_with_threshold_{threads}_threads"),
+            &format!("query_batch_with_threshold_par_{label}"),
             r,
             "docs/s",
         );
     }
+    let mut fresh = new();
+    let r = rate(min, n, || {
+        fresh = new();
+        timed(false, || {
+            one.install(|| fresh.extend_par(sigs.iter().copied()))
+        })
+    });
+    line("extend_par_1_thread", r, "docs/s");
+    Ok(())
+}
 
+/// Save, load, memory-mapped open and mapped queries.
+fn file_rows(
+    sigs: &Sigs,
+    idx: &LshIndex<128>,
+    min: Duration,
+    t: f32,
+    line: &dyn Fn(&str, f64, &str),
+) -> Result<(), String> {
+    let n = sigs.len();
     let path = std::env::temp_dir().join(format!("txtfp-index-bench-{}.idx", std::process::id()));
     let s = Instant::now();
     idx.save(&path).map_err(|e| e.to_string())?;
@@ -286,13 +387,13 @@ fn run() -> Result<(), String> {
     let mapped = txtfp::MappedLshIndex::<128>::open(&path).map_err(|e| e.to_string())?;
     line("open_mmap", s.elapsed().as_secs_f64() * 1e3, "ms");
     let r = rate(min, n, || {
-        let s = Instant::now();
-        let c: usize = sigs
-            .iter()
-            .map(|(_, q)| mapped.query_with_threshold(q, t).len())
-            .sum();
-        std::hint::black_box(c);
-        s.elapsed()
+        timed(true, || {
+            let c: usize = sigs
+                .iter()
+                .map(|(_, q)| mapped.query_with_threshold(q, t).len())
+                .sum();
+            std::hint::black_box(c);
+        })
     });
     line("mmap_query_with_threshold", r, "docs/s");
     drop(mapped);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command (README "Test"): everything CI checks, from a
-# fresh clone. Installs nothing beyond what cargo fetches from crates.io.
+# fresh clone. Installs what the tests need from the package registries:
+# crates from crates.io, py-tlsh from PyPI (in a venv under target/).
 #
 #   scripts/test.sh            # fmt, clippy -D warnings, tests (default + all features),
 #                              # no_std core build, docs, reference-harness parity
@@ -32,6 +33,9 @@ cargo test --all-features 2>&1 | tee -a "$log"
 
 step "rustdoc (deny warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --all-features
+
+step "TLSH parity with the reference C++ TLSH (py-tlsh in a venv)"
+scripts/tlsh_parity.sh 2>&1 | tee -a "$log"
 
 if [[ ${SKIP_PARITY:-0} != 1 ]]; then
   step "reference-harness parity (../shared/tools/txtfp-ref against this crate)"

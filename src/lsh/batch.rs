@@ -14,7 +14,7 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use super::band_keys;
+use super::band_key_at;
 use super::index::{LshIndex, full_error};
 use crate::{Error, MinHashSig, Result};
 
@@ -151,13 +151,8 @@ impl<const H: usize> LshIndex<H> {
     /// Steps 2 and 3 for fresh live `slots`.
     fn file(&mut self, slots: &[u32], par: bool) {
         let (sigs, rows) = (&self.sigs, self.rows);
-        self.core.link_computed(slots, par, |slot, out| {
-            for (o, k) in out
-                .iter_mut()
-                .zip(band_keys(&sigs[slot as usize].hashes, rows))
-            {
-                *o = k;
-            }
+        self.core.link_computed(slots, par, |i, t| {
+            band_key_at(&sigs[slots[i] as usize].hashes, rows, t)
         });
     }
 }

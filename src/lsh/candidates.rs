@@ -3,12 +3,12 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::band_keys;
 use super::builder::check_banding;
 use super::core::Core;
 use super::index::full_error;
 use super::persist::{self, Kind};
 use super::run::Run;
+use super::{band_key_at, band_keys};
 use crate::{MinHashSig, Result};
 
 /// A banded LSH index that keeps only ids and band keys: about 220 bytes a
@@ -39,7 +39,7 @@ use crate::{MinHashSig, Result};
 pub struct LshCandidateIndex<const H: usize> {
     bands: usize,
     rows: usize,
-    core: Core,
+    pub(super) core: Core,
 }
 
 impl<const H: usize> LshCandidateIndex<H> {
@@ -113,17 +113,13 @@ impl<const H: usize> LshCandidateIndex<H> {
         I: IntoIterator<Item = (u64, &'a MinHashSig<H>)>,
     {
         let items: Vec<(u64, &MinHashSig<H>)> = items.into_iter().collect();
-        self.core
-            .check_fresh(items.iter().map(|e| e.0), "LshCandidateIndex::try_extend")?;
-        self.core.reserve(items.len());
-        let mut slots = Vec::with_capacity(items.len());
-        let mut keys = Vec::with_capacity(items.len() * self.bands);
-        for (id, sig) in items {
-            let (_, slot) = self.core.alloc(id).ok_or_else(|| full_error(1))?;
-            slots.push(slot);
-            keys.extend(band_keys(&sig.hashes, self.rows));
-        }
-        self.core.link_batch(&slots, &keys);
+        let slots = self
+            .core
+            .alloc_fresh(items.iter().map(|e| e.0), "LshCandidateIndex::try_extend")?;
+        let rows = self.rows;
+        self.core.link_computed(&slots, false, |i, t| {
+            band_key_at(&items[i].1.hashes, rows, t)
+        });
         Ok(())
     }
 

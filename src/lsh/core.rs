@@ -16,6 +16,8 @@ use alloc::vec::Vec;
 
 use hashbrown::HashMap;
 
+use super::bulk::file_batch;
+use super::prefetch::prefetch;
 use super::run::{Entry, Probe, Run};
 use super::table::{BandTable, MAX_SLOTS};
 
@@ -81,6 +83,11 @@ impl Core {
         self.ids[slot as usize]
     }
 
+    /// Where the id of `slot` is stored (for prefetching it).
+    pub(crate) fn id_ref(&self, slot: u32) -> &u64 {
+        &self.ids[slot as usize]
+    }
+
     pub(crate) fn is_live(&self, slot: u32) -> bool {
         let s = slot as usize;
         self.live
@@ -129,6 +136,48 @@ impl Core {
             return Err(super::index::full_error(n));
         }
         Ok(())
+    }
+
+    /// Gives each id of `ids` a fresh slot, in order, all or nothing: the
+    /// one-pass form of [`check_fresh`](Self::check_fresh) followed by
+    /// [`alloc`](Self::alloc). On a bad id every slot taken so far is given
+    /// back, and the error is `check_fresh`'s. `who` names the caller.
+    pub(crate) fn alloc_fresh(
+        &mut self,
+        ids: impl ExactSizeIterator<Item = u64> + Clone,
+        who: &str,
+    ) -> crate::Result<Vec<u32>> {
+        let mut taken: Vec<(u64, bool, u32)> = Vec::with_capacity(ids.len());
+        if self.fits(ids.len()) {
+            self.reserve(ids.len());
+            for id in ids.clone() {
+                if self.slot_of.contains_key(&id) {
+                    break;
+                }
+                match self.alloc(id) {
+                    Some((fresh, slot)) => taken.push((id, fresh, slot)),
+                    None => break,
+                }
+            }
+        }
+        if taken.len() == ids.len() {
+            return Ok(taken.into_iter().map(|(_, _, slot)| slot).collect());
+        }
+        // Undo in reverse, so fresh slots pop off the end of `ids`.
+        for &(id, fresh, slot) in taken.iter().rev() {
+            self.slot_of.remove(&id);
+            let s = slot as usize;
+            self.live[s / 64] &= !(1 << (s % 64));
+            if fresh {
+                self.ids.pop();
+            } else {
+                self.free.push(slot);
+            }
+        }
+        self.check_fresh(ids, who)?;
+        // `check_fresh` only passes what `alloc` refused when the index is
+        // full of live ids.
+        Err(super::index::full_error(taken.len().max(1)))
     }
 
     /// Gives `id` (not present) a slot, live but in no table yet. `None` when
@@ -194,143 +243,197 @@ impl Core {
     /// Appends to `out` the live slots filed under `keys` (one key per table;
     /// a slot appears once per table that matches).
     pub(crate) fn candidates(&self, keys: impl IntoIterator<Item = u64>, out: &mut Vec<u32>) {
-        // Tables are probed in groups: first every directory range of the
-        // group, then every bucket. The loads of one stage are independent,
-        // so the CPU overlaps their cache misses instead of waiting for one
-        // table's chain of loads before starting the next.
-        const GROUP: usize = 16;
-        let mut keys = keys.into_iter();
-        let mut staged = [(0u64, Probe::default(), 0u32); GROUP];
-        let mut t0 = 0;
-        while t0 < self.runs.len() {
-            let mut n = 0;
-            for (slot, key) in staged.iter_mut().zip(keys.by_ref()) {
-                let run = self.runs[t0 + n].as_ref();
-                let probe = run.locate(key);
-                // Reading the guessed entry now starts its cache miss; the
-                // search below then finds the line loaded.
-                let touched = run.guessed(probe).map_or(0, Entry::slot);
-                *slot = (key, probe, touched);
-                n += 1;
-                if t0 + n == self.runs.len() {
-                    break;
+        let mut staged = Vec::with_capacity(self.tables());
+        self.stage(keys, &mut staged);
+        self.collect(&staged, out);
+    }
+
+    /// First half of a lookup: locates each key in its table's run and
+    /// prefetches the entries the directory points at, so that the cache
+    /// misses of every table (and, in a batch, of the queries ahead) are in
+    /// flight together.
+    fn stage(&self, keys: impl IntoIterator<Item = u64>, staged: &mut Vec<(u64, Probe)>) {
+        staged.clear();
+        for (run, key) in self.runs.iter().zip(keys) {
+            let run = run.as_ref();
+            let probe = run.locate(key);
+            if let Some(e) = run.guessed(probe) {
+                prefetch(e);
+            }
+            staged.push((key, probe));
+        }
+    }
+
+    /// Second half of a lookup: the live slots under each staged key.
+    fn collect(&self, staged: &[(u64, Probe)], out: &mut Vec<u32>) {
+        for (t, &(key, probe)) in staged.iter().enumerate() {
+            for e in self.runs[t].as_ref().find(key, probe) {
+                if self.is_live(e.slot()) {
+                    out.push(e.slot());
                 }
             }
-            core::hint::black_box(&staged);
-            if n == 0 {
-                break;
-            }
-            for (i, &(key, probe, _)) in staged[..n].iter().enumerate() {
-                let t = t0 + i;
-                for e in self.runs[t].as_ref().find(key, probe) {
-                    if self.is_live(e.slot()) {
-                        out.push(e.slot());
-                    }
-                }
-                if self.delta_slots != 0 {
-                    for &slot in self.deltas[t].get(key) {
-                        if self.is_live(slot) {
-                            out.push(slot);
-                        }
+            if self.delta_slots != 0 {
+                for &slot in self.deltas[t].get(key) {
+                    if self.is_live(slot) {
+                        out.push(slot);
                     }
                 }
             }
-            t0 += n;
+        }
+    }
+
+    /// Candidates of many queries, as a pipeline four queries deep:
+    /// `keys_of(q, keys)` writes the key of query `q` for every table. While
+    /// query `q` is handed to `each(q, slots)` (its distinct live slots,
+    /// ascending; queries in order), the slots of `q + 1` are collected and
+    /// shown to `ahead` (which may prefetch what the caller will read of
+    /// them), the entries `q + 2` will read are prefetched, and so are the
+    /// directory words of `q + 3`: every step finds its data in cache.
+    pub(crate) fn candidates_each(
+        &self,
+        queries: usize,
+        keys_of: impl Fn(usize, &mut [u64]),
+        ahead: impl Fn(&[u32]),
+        mut each: impl FnMut(usize, &[u32]),
+    ) {
+        const DEPTH: usize = 4;
+        let tables = self.tables();
+        let mut keys: [Vec<u64>; DEPTH] = Default::default();
+        let mut staged: [Vec<(u64, Probe)>; DEPTH] = Default::default();
+        let mut slots: [Vec<u32>; DEPTH] = Default::default();
+        let prepare = |q: usize, keys: &mut Vec<u64>| {
+            keys.resize(tables, 0);
+            keys_of(q, keys);
+            for (run, &key) in self.runs.iter().zip(keys.iter()) {
+                if let Some(w) = run.as_ref().dir_word(key) {
+                    prefetch(w);
+                }
+            }
+        };
+        let collect = |staged: &[(u64, Probe)], out: &mut Vec<u32>| {
+            out.clear();
+            self.collect(staged, out);
+            out.sort_unstable();
+            out.dedup();
+            ahead(out);
+        };
+        // Fill the pipeline: queries 0..3 prepared, 0..2 staged, 0 collected.
+        for (q, keys) in keys.iter_mut().enumerate().take(queries.min(DEPTH - 1)) {
+            prepare(q, keys);
+        }
+        for (keys, staged) in keys.iter().zip(&mut staged).take(queries.min(DEPTH - 2)) {
+            self.stage(keys.iter().copied(), staged);
+        }
+        if queries > 0 {
+            collect(&staged[0], &mut slots[0]);
+        }
+        for q in 0..queries {
+            if q + 3 < queries {
+                prepare(q + 3, &mut keys[(q + 3) % DEPTH]);
+            }
+            if q + 2 < queries {
+                let i = (q + 2) % DEPTH;
+                self.stage(keys[i].iter().copied(), &mut staged[i]);
+            }
+            if q + 1 < queries {
+                let i = (q + 1) % DEPTH;
+                collect(&staged[i], &mut slots[i]);
+            }
+            each(q, &slots[q % DEPTH]);
         }
     }
 
     /// Merges every hash table into its run, drops dead entries and frees
     /// their slots.
     pub(crate) fn compact(&mut self) {
-        let mut added: Vec<(u64, u32)> = Vec::new();
+        let live = &self.live;
+        let keep = |s: u32| live[s as usize / 64] & (1 << (s % 64)) != 0;
         for (run, delta) in self.runs.iter_mut().zip(&mut self.deltas) {
-            added.clear();
-            delta.drain_into(&mut added);
-            sort_by_key(&mut added);
-            let live = &self.live;
-            let keep = |s: u32| live[s as usize / 64] & (1 << (s % 64)) != 0;
-            *run = Run::merged(run.as_ref(), &added, keep);
+            file_batch(run, delta, keep, &[], &[]);
         }
         self.delta_slots = 0;
         self.free.append(&mut self.dead);
     }
 
-    /// Files many fresh live slots at once: `keys[i * tables + t]` is the key
-    /// of `slots[i]` in table `t`. Small batches go to the hash tables; large
-    /// ones are sorted and merged straight into the runs.
-    pub(crate) fn link_batch(&mut self, slots: &[u32], keys: &[u64]) {
-        if self.link_small_batch(slots, keys) {
-            return;
-        }
-        let tables = self.tables();
-        let live = &self.live;
-        for (t, (run, delta)) in self.runs.iter_mut().zip(&mut self.deltas).enumerate() {
-            merge_batch(run, delta, live, slots, keys, t, tables);
-        }
-        self.delta_slots = 0;
-        self.free.append(&mut self.dead);
-    }
-
-    /// [`link_batch`](Self::link_batch) with one rayon task per table.
-    #[cfg(feature = "parallel")]
-    pub(crate) fn link_batch_par(&mut self, slots: &[u32], keys: &[u64]) {
-        use rayon::prelude::*;
-        if self.link_small_batch(slots, keys) {
-            return;
-        }
-        let tables = self.tables();
-        let live = &self.live;
-        self.runs
-            .par_iter_mut()
-            .zip(self.deltas.par_iter_mut())
-            .enumerate()
-            .for_each(|(t, (run, delta))| merge_batch(run, delta, live, slots, keys, t, tables));
-        self.delta_slots = 0;
-        self.free.append(&mut self.dead);
-    }
-
-    /// Files fresh live `slots`: `keys_of(slot, out)` writes a slot's key for
-    /// every table into `out`; keys are computed (on the rayon pool when
-    /// `par`, under `parallel`) and filed by [`link_batch`](Self::link_batch)
-    /// or its parallel form.
+    /// Files fresh live `slots`: `key_of(i, t)` is the key of `slots[i]` in
+    /// table `t`. A small batch goes to the hash tables; a large one is
+    /// sorted and merged straight into the runs, one table at a time (one
+    /// rayon task per table when `par`, under `parallel`), each table
+    /// computing its own keys, so nothing before the sort is serial.
     pub(crate) fn link_computed(
         &mut self,
         slots: &[u32],
         par: bool,
-        keys_of: impl Fn(u32, &mut [u64]) + Sync,
+        key_of: impl Fn(usize, usize) -> u64 + Sync,
     ) {
-        let tables = self.tables().max(1);
-        let mut keys = alloc::vec![0u64; slots.len() * tables];
+        let tables = self.tables();
+        let base = self.runs.first().map_or(0, Run::len);
+        if slots.len() < MIN_DELTA.max(base / 8) {
+            for (i, &slot) in slots.iter().enumerate() {
+                self.link(slot, (0..tables).map(|t| key_of(i, t)));
+            }
+            self.maybe_compact();
+            return;
+        }
+        // Keys are computed slot by slot (one read of each signature) into
+        // blocks of `BLOCK` slots, each block table by table, so a table's
+        // keys are `n / BLOCK` contiguous segments.
+        const BLOCK: usize = 2048;
+        let n = slots.len();
+        let mut keys = alloc::vec![0u64; n * tables];
+        let fill = |c: usize, out: &mut [u64]| {
+            let len = out.len() / tables;
+            for j in 0..len {
+                for t in 0..tables {
+                    out[t * len + j] = key_of(c * BLOCK + j, t);
+                }
+            }
+        };
         #[cfg(feature = "parallel")]
         if par {
             use rayon::prelude::*;
-            keys.par_chunks_mut(tables)
-                .zip(slots.par_iter())
-                .for_each(|(out, &slot)| keys_of(slot, out));
-            self.link_batch_par(slots, &keys);
-            return;
+            keys.par_chunks_mut(BLOCK * tables)
+                .enumerate()
+                .for_each(|(c, out)| fill(c, out));
+        } else {
+            keys.chunks_mut(BLOCK * tables)
+                .enumerate()
+                .for_each(|(c, out)| fill(c, out));
         }
-        let _ = par;
-        for (out, &slot) in keys.chunks_mut(tables).zip(slots) {
-            keys_of(slot, out);
+        #[cfg(not(feature = "parallel"))]
+        keys.chunks_mut(BLOCK * tables)
+            .enumerate()
+            .for_each(|(c, out)| fill(c, out));
+        let (keys, live) = (&keys, &self.live);
+        let file = |t: usize, run: &mut Run, delta: &mut BandTable| {
+            let mut table_keys: Vec<u64> = Vec::with_capacity(n);
+            for block in keys.chunks(BLOCK * tables) {
+                let len = block.len() / tables;
+                table_keys.extend_from_slice(&block[t * len..(t + 1) * len]);
+            }
+            let keep = |s: u32| live[s as usize / 64] & (1 << (s % 64)) != 0;
+            file_batch(run, delta, keep, &table_keys, slots);
+        };
+        #[cfg(feature = "parallel")]
+        if par {
+            use rayon::prelude::*;
+            self.runs
+                .par_iter_mut()
+                .zip(self.deltas.par_iter_mut())
+                .enumerate()
+                .for_each(|(t, (run, delta))| file(t, run, delta));
+        } else {
+            for (t, (run, delta)) in self.runs.iter_mut().zip(&mut self.deltas).enumerate() {
+                file(t, run, delta);
+            }
         }
-        self.link_batch(slots, &keys);
-    }
-
-    /// Files a batch too small to be worth a merge into the hash tables;
-    /// returns whether it did.
-    fn link_small_batch(&mut self, slots: &[u32], keys: &[u64]) -> bool {
-        let tables = self.tables();
-        debug_assert_eq!(slots.len() * tables, keys.len());
-        let base = self.runs.first().map_or(0, Run::len);
-        if slots.len() >= MIN_DELTA.max(base / 8) {
-            return false;
+        #[cfg(not(feature = "parallel"))]
+        for (t, (run, delta)) in self.runs.iter_mut().zip(&mut self.deltas).enumerate() {
+            let _ = par;
+            file(t, run, delta);
         }
-        for (slot, k) in slots.iter().zip(keys.chunks_exact(tables.max(1))) {
-            self.link(*slot, k.iter().copied());
-        }
-        self.maybe_compact();
-        true
+        self.delta_slots = 0;
+        self.free.append(&mut self.dead);
     }
 
     /// Heap bytes held by the engine (ids, maps, tables), for the memory
@@ -424,30 +527,6 @@ impl Core {
             .collect();
         Dense { order, runs }
     }
-}
-
-/// Merges table `t` of a batch (see [`Core::link_batch`]) and the table's
-/// hash entries into its run, dropping entries of dead slots.
-fn merge_batch(
-    run: &mut Run,
-    delta: &mut BandTable,
-    live: &[u64],
-    slots: &[u32],
-    keys: &[u64],
-    t: usize,
-    tables: usize,
-) {
-    let mut added: Vec<(u64, u32)> = Vec::with_capacity(slots.len());
-    delta.drain_into(&mut added);
-    added.extend(
-        slots
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| (keys[i * tables + t], s)),
-    );
-    sort_by_key(&mut added);
-    let keep = |s: u32| live[s as usize / 64] & (1 << (s % 64)) != 0;
-    *run = Run::merged(run.as_ref(), &added, keep);
 }
 
 /// Sorts `(key, slot)` entries by key, then slot: a canonical order (used

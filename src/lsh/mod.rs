@@ -47,6 +47,7 @@
 
 mod batch;
 mod builder;
+mod bulk;
 mod candidates;
 mod core;
 mod index;
@@ -57,6 +58,8 @@ mod mapped;
 #[cfg(feature = "parallel")]
 mod parallel;
 mod persist;
+mod prefetch;
+mod query_batch;
 mod run;
 mod save;
 mod scurve;
@@ -87,6 +90,18 @@ pub use simhash::{
 /// both, which is why exactly `bands` keys come out.
 pub(crate) fn band_keys(hashes: &[u64], rows: usize) -> impl Iterator<Item = u64> + '_ {
     hashes.chunks_exact(rows).map(band_key)
+}
+
+/// Key of band `band` of `hashes` cut into runs of `rows` slots (`rows`
+/// non-zero and `(band + 1) · rows ≤ hashes.len()`, as the index
+/// guarantees).
+#[inline]
+pub(crate) fn band_key_at(hashes: &[u64], rows: usize, band: usize) -> u64 {
+    let slots = &hashes[band * rows..(band + 1) * rows];
+    match <&[u64; 8]>::try_from(slots) {
+        Ok(eight) => xxh3_64_of_8_words(eight),
+        Err(_) => band_key(slots),
+    }
 }
 
 /// XXH3-64 of the concatenated little-endian bytes of `slots`.
@@ -125,7 +140,7 @@ const fn secret_word(i: usize) -> u64 {
 /// the 17–128-byte path of the XXH3 specification unrolled for length 64
 /// (four 16-byte mixes, then the avalanche), equal to `xxh3_64` byte for
 /// byte (property-tested) without its length dispatch and call.
-#[inline]
+#[inline(always)]
 fn xxh3_64_of_8_words(w: &[u64; 8]) -> u64 {
     const PRIME64_1: u64 = 0x9E37_79B1_85EB_CA87;
     const K: [u64; 8] = {

@@ -151,6 +151,13 @@ impl<'a> RunRef<'a> {
         &seg[start..end]
     }
 
+    /// The directory word `locate(key)` reads first, if any (to start its
+    /// cache miss early).
+    #[inline]
+    pub(crate) fn dir_word(&self, key: u64) -> Option<&'a u32> {
+        self.dir.get(bucket(key, self.bits))
+    }
+
     /// The entry at `probe.guess`, if any (to start its cache miss early).
     #[inline]
     pub(crate) fn guessed(&self, probe: Probe) -> Option<&'a Entry> {
@@ -203,6 +210,13 @@ impl Run {
         Self { entries, dir, bits }
     }
 
+    /// A run of sorted `entries` whose directory for `bits` is `dir`.
+    pub(crate) fn from_parts(entries: Vec<Entry>, dir: Vec<u32>, bits: u32) -> Self {
+        debug_assert!(entries.windows(2).all(|w| w[0].key() <= w[1].key()));
+        debug_assert!(bits == dir_bits(entries.len()) && dir == build_dir(&entries, bits));
+        Self { entries, dir, bits }
+    }
+
     pub(crate) fn as_ref(&self) -> RunRef<'_> {
         RunRef {
             entries: &self.entries,
@@ -222,35 +236,24 @@ impl Run {
 
     /// `base` merged with `added` (sorted by key), keeping the entries whose
     /// slot passes `keep`.
-    pub(crate) fn merged(
-        base: RunRef<'_>,
-        added: &[(u64, u32)],
-        keep: impl Fn(u32) -> bool,
-    ) -> Self {
+    pub(crate) fn merged(base: RunRef<'_>, added: &[Entry], keep: impl Fn(u32) -> bool) -> Self {
         let mut out: Vec<Entry> = Vec::with_capacity(base.len() + added.len());
         let bk = base.entries;
         let (mut i, mut j) = (0, 0);
         while i < bk.len() && j < added.len() {
-            let (k, s) = added[j];
-            if bk[i].key() <= k {
-                if keep(bk[i].slot()) {
-                    out.push(bk[i]);
-                }
+            let e = if bk[i].key() <= added[j].key() {
                 i += 1;
+                bk[i - 1]
             } else {
-                if keep(s) {
-                    out.push(Entry::new(k, s));
-                }
                 j += 1;
+                added[j - 1]
+            };
+            if keep(e.slot()) {
+                out.push(e);
             }
         }
         out.extend(bk[i..].iter().filter(|e| keep(e.slot())));
-        out.extend(
-            added[j..]
-                .iter()
-                .filter(|e| keep(e.1))
-                .map(|&(k, s)| Entry::new(k, s)),
-        );
+        out.extend(added[j..].iter().filter(|e| keep(e.slot())));
         out.shrink_to_fit();
         Self::from_sorted(out)
     }
@@ -302,7 +305,8 @@ mod tests {
         ) {
             a.sort_unstable();
             b.sort_unstable();
-            let run = Run::merged(run_of(&a).as_ref(), &b, |s| s % 3 != 0);
+            let added: Vec<Entry> = b.iter().map(|&(k, s)| Entry::new(k, s)).collect();
+            let run = Run::merged(run_of(&a).as_ref(), &added, |s| s % 3 != 0);
             let mut want: Vec<(u64, u32)> = a.iter().chain(&b).filter(|e| e.1 % 3 != 0).copied().collect();
             want.sort_unstable();
             let mut got: Vec<(u64, u32)> = run.as_ref().iter().collect();

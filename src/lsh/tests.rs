@@ -91,7 +91,8 @@ fn assert_same<const H: usize>(idx: &LshIndex<H>, naive: &Naive<H>, probes: &[Mi
     want_pairs.sort_unstable_by_key(|p| p.0);
     assert_eq!(pairs, want_pairs);
     let stored = naive.items.iter().map(|(_, s)| s);
-    for q in stored.chain(probes) {
+    let queries: Vec<MinHashSig<H>> = stored.chain(probes).copied().collect();
+    for q in &queries {
         assert_eq!(idx.query(q), naive.query(q));
         for t in [0.0, 0.3, 0.5, 0.75, 1.0, -1.0, 2.0] {
             assert_eq!(
@@ -99,6 +100,20 @@ fn assert_same<const H: usize>(idx: &LshIndex<H>, naive: &Naive<H>, probes: &[Mi
                 naive.query_with_threshold(q, t)
             );
         }
+    }
+    // The batch forms answer what one call per query does, in order.
+    let want: Vec<Vec<u64>> = queries.iter().map(|q| naive.query(q)).collect();
+    assert_eq!(idx.query_batch(&queries), want);
+    #[cfg(feature = "parallel")]
+    assert_eq!(idx.query_batch_par(&queries), want);
+    for t in [0.0, 0.5, 1.0, f32::NAN] {
+        let want: Vec<Vec<u64>> = queries
+            .iter()
+            .map(|q| idx.query_with_threshold(q, t))
+            .collect();
+        assert_eq!(idx.query_batch_with_threshold(&queries, t), want);
+        #[cfg(feature = "parallel")]
+        assert_eq!(idx.query_batch_with_threshold_par(&queries, t), want);
     }
     assert_buckets_exact(idx);
 }

@@ -255,6 +255,30 @@ fn candidate_index_answers_like_the_full_index() {
     for p in probes() {
         assert_eq!(lean.query(&p), full.query(&p));
     }
+    let queries: Vec<MinHashSig<8>> = probes().into_iter().collect();
+    let want: Vec<Vec<u64>> = queries.iter().map(|p| full.query(p)).collect();
+    assert_eq!(lean.query_batch(&queries), want);
+    #[cfg(feature = "parallel")]
+    assert_eq!(lean.query_batch_par(&queries), want);
+    // A rejected batch (an id repeated after fresh ones were given slots)
+    // leaves the index as it was, and the slots it took are usable again.
+    let before = lean.len();
+    let fresh: Vec<(u64, MinHashSig<8>)> = (0..5u64).map(|i| (1_000 + i, queries[0])).collect();
+    let err = lean
+        .try_extend(fresh.iter().chain(&fresh[..1]).map(|(i, s)| (*i, s)))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid input: LshCandidateIndex::try_extend: id 1000 occurs more than once in the batch"
+    );
+    assert_eq!(lean.len(), before);
+    assert!(!lean.contains(1_000));
+    assert_eq!(lean.query_batch(&queries), want);
+    lean.try_extend(fresh.iter().map(|(i, s)| (*i, s))).unwrap();
+    assert!(lean.query(&queries[0]).contains(&1_004));
+    for (id, _) in &fresh {
+        assert!(lean.remove(*id));
+    }
     let back = LshCandidateIndex::<8>::from_bytes(&lean.to_bytes()).unwrap();
     for p in probes() {
         assert_eq!(back.query(&p), full.query(&p));

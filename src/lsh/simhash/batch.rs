@@ -182,11 +182,8 @@ impl SimHashIndex {
     /// Computes the keys of fresh live `slots` and files them.
     fn file(&mut self, slots: &[u32], par: bool) {
         let (masks, fps) = (self.layout.masks(), &self.fps);
-        self.core.link_computed(slots, par, |slot, out| {
-            let f = fps[slot as usize];
-            for (o, &m) in out.iter_mut().zip(masks) {
-                *o = table_key(f, m);
-            }
+        self.core.link_computed(slots, par, |i, t| {
+            table_key(fps[slots[i] as usize], masks[t])
         });
     }
 }

@@ -39,6 +39,7 @@ mod index;
 mod layout;
 #[cfg(feature = "mmap")]
 mod mapped;
+mod query_batch;
 mod save;
 #[cfg(test)]
 mod tests;

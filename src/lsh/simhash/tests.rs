@@ -83,6 +83,11 @@ fn layouts() -> Vec<SimHashLayout> {
 /// Every query of `probes` at every radius `0..=k` equals the reference.
 fn check_queries(idx: &SimHashIndex, naive: &Naive, probes: &[u64]) -> Result<(), TestCaseError> {
     let k = idx.max_distance();
+    let hashes: Vec<SimHash64> = probes.iter().map(|&q| SimHash64(q)).collect();
+    let want: Vec<Vec<u64>> = probes.iter().map(|&q| naive.query(q, k)).collect();
+    prop_assert_eq!(&idx.query_batch(&hashes), &want);
+    #[cfg(feature = "parallel")]
+    prop_assert_eq!(&idx.query_batch_par(&hashes), &want);
     for &q in probes {
         prop_assert_eq!(
             idx.query(&SimHash64(q)),
