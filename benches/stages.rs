@@ -488,6 +488,17 @@ fn lsh(c: &mut Criterion, corpus: &Corpus) {
             n
         })
     });
+    let queries: Vec<MinHashSig<128>> = sigs.iter().map(|(_, s)| *s).collect();
+    g.bench_function("query_batch_with_threshold_0.8", |b| {
+        b.iter(|| full.query_batch_with_threshold(black_box(&queries), 0.8).len())
+    });
+    #[cfg(feature = "parallel")]
+    g.bench_function("query_batch_with_threshold_par_0.8", |b| {
+        b.iter(|| {
+            full.query_batch_with_threshold_par(black_box(&queries), 0.8)
+                .len()
+        })
+    });
     let bytes = full.to_bytes();
     g.bench_function("to_bytes", |b| b.iter(|| full.to_bytes().len()));
     g.bench_function("from_bytes", |b| {
