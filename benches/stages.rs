@@ -490,7 +490,10 @@ fn lsh(c: &mut Criterion, corpus: &Corpus) {
     });
     let queries: Vec<MinHashSig<128>> = sigs.iter().map(|(_, s)| *s).collect();
     g.bench_function("query_batch_with_threshold_0.8", |b| {
-        b.iter(|| full.query_batch_with_threshold(black_box(&queries), 0.8).len())
+        b.iter(|| {
+            full.query_batch_with_threshold(black_box(&queries), 0.8)
+                .len()
+        })
     });
     #[cfg(feature = "parallel")]
     g.bench_function("query_batch_with_threshold_par_0.8", |b| {

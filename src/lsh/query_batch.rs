@@ -90,14 +90,7 @@ impl<const H: usize> LshIndex<H> {
         let mut found = Vec::with_capacity(sigs.len());
         self.core.candidates_each(
             sigs.len(),
-            |q, keys| {
-                if let Some(next) = sigs.get(q + 1) {
-                    prefetch_sig(next);
-                }
-                for (t, k) in keys.iter_mut().enumerate() {
-                    *k = band_key_at(&sigs[q].hashes, rows, t);
-                }
-            },
+            batch_keys(sigs, rows),
             |slots| {
                 if threshold.is_some() {
                     // Start the reads of the signatures to verify.
@@ -139,14 +132,7 @@ impl<const H: usize> LshCandidateIndex<H> {
         let mut found = Vec::with_capacity(sigs.len());
         self.core.candidates_each(
             sigs.len(),
-            |q, keys| {
-                if let Some(next) = sigs.get(q + 1) {
-                    prefetch_sig(next);
-                }
-                for (t, k) in keys.iter_mut().enumerate() {
-                    *k = band_key_at(&sigs[q].hashes, rows, t);
-                }
-            },
+            batch_keys(sigs, rows),
             |slots| {
                 for &s in slots {
                     prefetch(self.core.id_ref(s));
@@ -168,6 +154,22 @@ impl<const H: usize> LshCandidateIndex<H> {
         sigs.par_chunks(PAR_CHUNK)
             .flat_map_iter(|c| self.query_batch(c))
             .collect()
+    }
+}
+
+/// `keys_of` of `Core::candidates_each` for a batch of signatures: the band
+/// keys of query `q`, with the next query's signature prefetched.
+fn batch_keys<const H: usize>(
+    sigs: &[MinHashSig<H>],
+    rows: usize,
+) -> impl Fn(usize, &mut [u64]) + '_ {
+    move |q, keys| {
+        if let Some(next) = sigs.get(q + 1) {
+            prefetch_sig(next);
+        }
+        for (t, k) in keys.iter_mut().enumerate() {
+            *k = band_key_at(&sigs[q].hashes, rows, t);
+        }
     }
 }
 
