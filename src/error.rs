@@ -63,6 +63,37 @@ pub enum Error {
     /// A saved index (or other stored structure) is truncated, damaged or not
     /// what it claims to be; the message says which check failed.
     Corrupt(String),
+    /// A tokenizer file could not be loaded or a text could not be tokenized
+    /// (`semantic`).
+    #[cfg(feature = "semantic-core")]
+    Tokenizer(String),
+    /// ONNX Runtime failed: loading the runtime library or the model, or
+    /// running it (`semantic`).
+    #[cfg(feature = "semantic-core")]
+    Onnx(String),
+    /// A provider returned fewer embeddings than it was given inputs.
+    #[cfg(feature = "semantic-core")]
+    EmptyEmbedding,
+    /// A cloud embedding request got no usable answer: a network failure or
+    /// timeout (after the retries), or a 2xx response that is not what the
+    /// API documents (not JSON, wrong counts, bad vectors) (`openai`,
+    /// `voyage`, `cohere`).
+    #[cfg(any(feature = "openai", feature = "voyage", feature = "cohere"))]
+    Http(String),
+    /// A cloud embedding service answered with an error status: at once for
+    /// permanent ones (400, 401, 403, 404, 422, ...), after the retries for
+    /// transient ones (408, 425, 429, 5xx). Displays as
+    /// `http error: OpenAI returned 401: <the service's message>`.
+    #[cfg(any(feature = "openai", feature = "voyage", feature = "cohere"))]
+    HttpStatus {
+        /// `"OpenAI"`, `"Voyage"` or `"Cohere"`.
+        provider: &'static str,
+        /// The HTTP status code.
+        status: u16,
+        /// The service's error message (or the status reason), plus a note
+        /// on the attempts made when retries ran out.
+        message: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -90,6 +121,20 @@ impl fmt::Display for Error {
                 )
             }
             Error::Corrupt(m) => write!(f, "corrupt data: {m}"),
+            #[cfg(feature = "semantic-core")]
+            Error::Tokenizer(m) => write!(f, "tokenizer error: {m}"),
+            #[cfg(feature = "semantic-core")]
+            Error::Onnx(m) => write!(f, "onnx error: {m}"),
+            #[cfg(feature = "semantic-core")]
+            Error::EmptyEmbedding => write!(f, "provider returned no embeddings"),
+            #[cfg(any(feature = "openai", feature = "voyage", feature = "cohere"))]
+            Error::Http(m) => write!(f, "http error: {m}"),
+            #[cfg(any(feature = "openai", feature = "voyage", feature = "cohere"))]
+            Error::HttpStatus {
+                provider,
+                status,
+                message,
+            } => write!(f, "http error: {provider} returned {status}: {message}"),
         }
     }
 }

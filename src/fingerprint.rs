@@ -101,7 +101,12 @@ impl FingerprintMetadata {
 /// assert_eq!(f.name(), "simhash-b64-v1");
 /// assert_eq!(f.metadata().byte_size, 8);
 /// ```
-#[cfg(any(feature = "minhash", feature = "simhash", feature = "tlsh"))]
+#[cfg(any(
+    feature = "minhash",
+    feature = "simhash",
+    feature = "tlsh",
+    feature = "semantic-core"
+))]
 // The MinHash variant is 1 KiB; boxing it would change the 0.3.2 API.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
@@ -117,14 +122,27 @@ pub enum Fingerprint {
     /// A TLSH 128/1 digest.
     #[cfg(feature = "tlsh")]
     Tlsh(crate::TlshFingerprint),
+    /// A dense embedding (`semantic-core`).
+    #[cfg(feature = "semantic-core")]
+    Embedding(crate::Embedding),
 }
 
-#[cfg(any(feature = "minhash", feature = "simhash", feature = "tlsh"))]
+#[cfg(any(
+    feature = "minhash",
+    feature = "simhash",
+    feature = "tlsh",
+    feature = "semantic-core"
+))]
 impl Fingerprint {
-    /// Versioned name: `minhash-h128-v{schema}`, `simhash-b64-v1`, `tlsh-v1`.
+    /// Versioned name: `minhash-h128-v{schema}`, `simhash-b64-v1`, `tlsh-v1`,
+    /// and for embeddings `embedding/{model_id}-v1` (`embedding-v1` without a
+    /// model id).
     pub fn name(&self) -> String {
         let m = self.metadata();
-        format!("{}-v{}", m.algorithm, m.schema_version)
+        match &m.model_id {
+            Some(model) => format!("{}/{model}-v{}", m.algorithm, m.schema_version),
+            None => format!("{}-v{}", m.algorithm, m.schema_version),
+        }
     }
 
     /// Metadata with [`UNCOMPUTED_CONFIG_HASH`].
@@ -153,6 +171,14 @@ impl Fingerprint {
                 model_id: None,
                 schema_version: 1,
                 byte_size: t.hex().len(),
+            },
+            #[cfg(feature = "semantic-core")]
+            Fingerprint::Embedding(e) => FingerprintMetadata {
+                algorithm: Cow::Borrowed(algo::EMBEDDING),
+                config_hash: UNCOMPUTED_CONFIG_HASH,
+                model_id: e.model_id().map(String::from),
+                schema_version: 1,
+                byte_size: 4 * e.dim(),
             },
         }
     }

@@ -39,6 +39,10 @@ mod error;
 pub mod fingerprint;
 #[cfg(feature = "lsh")]
 pub mod lsh;
+#[cfg(any(feature = "markup", feature = "pdf"))]
+pub mod markup;
+#[cfg(feature = "semantic-core")]
+pub mod semantic;
 mod stream;
 pub mod tokenize;
 
@@ -48,26 +52,43 @@ pub use canonical::{
 };
 pub use classical::{DEFAULT_SEED, Fingerprinter, HashFamily, StreamingFingerprinter};
 pub use error::{Error, Result};
-#[cfg(any(feature = "minhash", feature = "simhash", feature = "tlsh"))]
+#[cfg(any(
+    feature = "minhash",
+    feature = "simhash",
+    feature = "tlsh",
+    feature = "semantic-core"
+))]
 pub use fingerprint::Fingerprint;
 pub use fingerprint::{
     FingerprintMetadata, UNCOMPUTED_CONFIG_HASH, algo, config_hash, config_hash_classical,
 };
+#[cfg(feature = "cjk")]
+pub use tokenize::{CjkSegmenter, CjkTokenizer};
 pub use tokenize::{GraphemeTokenizer, MAX_SHINGLE_K, ShingleTokenizer, Tokenizer, WordTokenizer};
 
 #[cfg(feature = "minhash")]
 pub use classical::minhash::{
     MinHashFingerprinter, MinHashFingerprinterBuilder, MinHashSig, MinHashStreaming, jaccard,
 };
+#[cfg(feature = "interop")]
+pub use classical::simhash::{
+    DocV1Match, DocV1Tokenizer, SimHashDocV1, StopWords, hashlittle2, jenkins64, newsbot,
+};
 #[cfg(feature = "simhash")]
 pub use classical::simhash::{
     IdfTable, SimHash64, SimHashFingerprinter, SimHashFingerprinterBuilder, SimHashStreaming,
     Weighting, cosine_estimate, hamming,
 };
+#[cfg(all(feature = "lsh", feature = "simhash"))]
+pub use classical::simhash::{MAX_128_DISTANCE, SimHash128Index};
+#[cfg(feature = "simhash")]
+pub use classical::simhash::{SimHash16, SimHash32, SimHash128, SimHashBits};
 #[cfg(feature = "tlsh")]
 pub use classical::tlsh::{
     TLSH_MIN_INPUT_BYTES, TlshFingerprint, TlshFingerprinter, TlshStreaming, tlsh_distance,
 };
+#[cfg(feature = "interop")]
+pub use classical::{TextEncoding, TextForm};
 #[cfg(feature = "mmap")]
 pub use lsh::MappedLshIndex;
 #[cfg(all(feature = "mmap", feature = "simhash"))]
@@ -81,6 +102,28 @@ pub use lsh::{SimHashIndex, SimHashLayout};
 pub use dedup::SimHashDedup;
 #[cfg(feature = "lsh")]
 pub use dedup::{DedupReport, MinHashDedup};
+
+#[cfg(feature = "openai")]
+pub use semantic::OpenAiProvider;
+#[cfg(feature = "semantic-core")]
+pub use semantic::{
+    ChunkMode, ChunkingStrategy, Embedding, EmbeddingProvider, MAX_EMBEDDING_DIM, Pooling,
+    chunk_for_model, semantic_similarity,
+};
+#[cfg(feature = "cohere")]
+pub use semantic::{CohereInputType, CohereProvider};
+#[cfg(feature = "semantic")]
+pub use semantic::{LocalProvider, LocalProviderBuilder};
+#[cfg(feature = "voyage")]
+pub use semantic::{VoyageInputType, VoyageProvider};
+
+#[cfg(feature = "markup")]
+pub use markup::{
+    HtmlOptions, MarkdownOptions, html_to_text, html_to_text_with, markdown_to_text,
+    markdown_to_text_with,
+};
+#[cfg(feature = "pdf")]
+pub use markup::{PdfOptions, pdf_to_text, pdf_to_text_with};
 
 /// This crate's version (`CARGO_PKG_VERSION`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -12,11 +12,15 @@ mod hash;
 pub mod minhash;
 #[cfg(feature = "simhash")]
 pub mod simhash;
+#[cfg(feature = "interop")]
+pub mod text_form;
 #[cfg(feature = "tlsh")]
 pub mod tlsh;
 
 pub use hash::{DEFAULT_SEED, HashFamily, murmur3_x64_128};
 pub(crate) use hash::{hex16, xxh3_64};
+#[cfg(feature = "interop")]
+pub use text_form::{TextEncoding, TextForm};
 
 /// One-shot fingerprinting of an in-memory document. `&self`: one instance is
 /// shared across threads.

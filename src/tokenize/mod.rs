@@ -11,12 +11,16 @@ use alloc::string::String;
 use crate::Result;
 
 mod ascii_words;
+#[cfg(feature = "cjk")]
+pub mod cjk;
 pub(crate) mod fused;
 mod grapheme;
 mod mixed_words;
 mod shingle;
 mod word;
 
+#[cfg(feature = "cjk")]
+pub use cjk::{CjkSegmenter, CjkTokenizer};
 pub use grapheme::GraphemeTokenizer;
 pub use shingle::{MAX_SHINGLE_K, ShingleTokenizer};
 pub use word::WordTokenizer;

@@ -7,6 +7,12 @@
 //!   default), per distinct token ([`Weighting::Uniform`]) or `tf × idf`
 //!   from an [`IdfTable`] ([`Weighting::IdfWeighted`]).
 //! - [`hamming`] and [`cosine_estimate`] compare two signatures.
+//! - Other widths: [`SimHash16`], [`SimHash32`], [`SimHash128`] through
+//!   [`SimHashFingerprinter::fingerprint_bits`], compared through
+//!   [`SimHashBits`]; with `lsh`, `SimHash128Index` searches 128-bit ones.
+//! - Feature `interop`: the `simhash-doc-v1` scheme (`SimHashDocV1`, its
+//!   tokenizer and stop lists, the lookup3 Jenkins hash `hashlittle2`) and
+//!   the `newsbot` preset (MD5 tokens, hex strings).
 //!
 //! Tf and Uniform signatures are byte-identical to txtfp 0.3.2. IDF-weighted
 //! ones differ where 0.3.2 truncated `tf × idf` to an integer (spec W11): here
@@ -25,19 +31,42 @@
 //! # Ok::<(), txtfp::Error>(())
 //! ```
 
+#[cfg(feature = "interop")]
+mod doc_v1;
+#[cfg(feature = "interop")]
+mod doc_v1_stop;
+#[cfg(feature = "interop")]
+mod doc_v1_tokens;
 mod fingerprinter;
 mod idf;
+#[cfg(feature = "interop")]
+mod jenkins;
 mod kernel;
+#[cfg(feature = "interop")]
+pub mod newsbot;
 mod sig;
 mod streaming;
 #[cfg(test)]
 mod tests;
+mod wide;
+mod wide_fp;
+#[cfg(feature = "lsh")]
+mod wide_index;
 
+#[cfg(feature = "interop")]
+pub use doc_v1::{DocV1Match, SimHashDocV1};
+#[cfg(feature = "interop")]
+pub use doc_v1_tokens::{DocV1Tokenizer, StopWords};
 pub use fingerprinter::{SimHashFingerprinter, SimHashFingerprinterBuilder, Weighting};
 pub use idf::IdfTable;
+#[cfg(feature = "interop")]
+pub use jenkins::{hashlittle2, jenkins64};
 pub(crate) use kernel::SimHashSketch;
 pub use sig::{SimHash64, cosine_estimate, hamming};
 pub use streaming::SimHashStreaming;
+pub use wide::{SimHash16, SimHash32, SimHash128, SimHashBits};
+#[cfg(feature = "lsh")]
+pub use wide_index::{MAX_128_DISTANCE, SimHash128Index};
 
 /// Version of the SimHash signature format. A [`SimHash64`] is a bare `u64`,
 /// so this number is not stored in it; it appears in

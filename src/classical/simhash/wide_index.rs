@@ -1,0 +1,347 @@
+//! [`SimHash128Index`]: exact Hamming-radius search over [`SimHash128`]
+//! fingerprints, built from two 64-bit [`SimHashIndex`]es.
+//!
+//! If two 128-bit fingerprints differ in at most `k` bits, the differences
+//! split between the halves as `d_lo + d_hi <= k`, so one half differs in
+//! at most `⌊k/2⌋` bits (pigeonhole). Each half is filed in its own
+//! `SimHashIndex` of radius `⌊k/2⌋`; a query collects the ids either half
+//! finds and keeps those whose full 128-bit distance is at most `k`. No
+//! neighbour is missed and nothing farther is returned.
+//!
+//! This is where the 64-bit index "makes sense" for 128 bits: the halves
+//! reuse its layouts, storage and bulk paths unchanged. What is not
+//! provided: saving/loading and memory-mapping (store the two halves'
+//! files yourself if needed), batch and parallel queries.
+
+use alloc::format;
+use alloc::vec::Vec;
+
+use super::{SimHash64, SimHash128};
+use crate::lsh::{MAX_AUTO_DISTANCE, SimHashIndex};
+use crate::{Error, Result};
+
+/// Largest radius [`SimHash128Index::with_max_distance`] accepts: each half
+/// then has radius [`MAX_AUTO_DISTANCE`] (7), the largest a 64-bit index
+/// picks a layout for.
+pub const MAX_128_DISTANCE: u32 = 2 * MAX_AUTO_DISTANCE + 1;
+
+/// An exact Hamming-radius index of [`SimHash128`] fingerprints under
+/// caller-chosen `u64` ids.
+///
+/// The default radius is 6 bits (the 64-bit default of 3, scaled to twice
+/// the bits); each half is then a default [`SimHashIndex`] (radius 3, the
+/// 16 tables of Manku et al.). Memory is that of two 64-bit indexes.
+///
+/// ```
+/// use txtfp::{SimHash128, SimHash128Index};
+/// let a = SimHash128(0x0123_4567_89ab_cdef_0f1e_2d3c_4b5a_6978);
+/// let mut idx = SimHash128Index::new();
+/// idx.insert(1, a);
+/// idx.insert(2, SimHash128(a.0 ^ 0b111 ^ (0b111 << 64))); // 6 bits away
+/// idx.insert(3, SimHash128(!a.0));
+/// assert_eq!(idx.query(&a), [1, 2]);
+/// assert_eq!(idx.query_within(&a, 5)?, [(1, 0)]);
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct SimHash128Index {
+    lo: SimHashIndex,
+    hi: SimHashIndex,
+    k: u32,
+}
+
+impl Default for SimHash128Index {
+    /// [`SimHash128Index::new`].
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for SimHash128Index {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SimHash128Index")
+            .field("len", &self.len())
+            .field("max_distance", &self.k)
+            .finish()
+    }
+}
+
+impl SimHash128Index {
+    /// An empty index of radius 6: two default 64-bit indexes of radius 3.
+    pub fn new() -> Self {
+        Self {
+            lo: SimHashIndex::new(),
+            hi: SimHashIndex::new(),
+            k: 6,
+        }
+    }
+
+    /// An empty index of radius `k`; each half gets the layout
+    /// [`SimHashLayout::for_distance`](crate::SimHashLayout::for_distance)
+    /// picks for `⌊k/2⌋`.
+    ///
+    /// ```
+    /// use txtfp::SimHash128Index;
+    /// assert_eq!(SimHash128Index::with_max_distance(9)?.max_distance(), 9);
+    /// assert!(SimHash128Index::with_max_distance(16).is_err());
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Config`] when `k` exceeds [`MAX_128_DISTANCE`] (15).
+    pub fn with_max_distance(k: u32) -> Result<Self> {
+        if k > MAX_128_DISTANCE {
+            return Err(Error::Config(format!(
+                "SimHash128Index::with_max_distance: max distance {k} exceeds the limit \
+                 {MAX_128_DISTANCE}"
+            )));
+        }
+        Ok(Self {
+            lo: SimHashIndex::with_max_distance(k / 2)?,
+            hi: SimHashIndex::with_max_distance(k / 2)?,
+            k,
+        })
+    }
+
+    /// The radius `query` searches.
+    pub fn max_distance(&self) -> u32 {
+        self.k
+    }
+
+    /// Number of stored fingerprints.
+    pub fn len(&self) -> usize {
+        self.lo.len()
+    }
+
+    /// Whether the index is empty.
+    pub fn is_empty(&self) -> bool {
+        self.lo.is_empty()
+    }
+
+    /// Stores `h` under `id`, replacing any fingerprint stored under it.
+    ///
+    /// # Panics
+    /// When a new id would make the index hold more than 2³¹ − 1
+    /// fingerprints; [`try_insert`](Self::try_insert) reports that instead.
+    #[track_caller]
+    pub fn insert(&mut self, id: u64, h: SimHash128) {
+        if let Err(e) = self.try_insert(id, h) {
+            panic!("SimHash128Index::insert: {e}");
+        }
+    }
+
+    /// [`insert`](Self::insert) that reports a full index instead of
+    /// panicking; the index is then unchanged.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] when `id` is new and the index is full.
+    pub fn try_insert(&mut self, id: u64, h: SimHash128) -> Result<()> {
+        let old_lo = self.lo.get(id);
+        self.lo.try_insert(id, h.low64())?;
+        if let Err(e) = self.hi.try_insert(id, h.high64()) {
+            // Both halves hold the same ids, so this cannot happen unless
+            // the two disagree on capacity; undo the low half regardless.
+            match old_lo {
+                Some(old) => self.lo.insert(id, old),
+                None => {
+                    self.lo.remove(id);
+                }
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Inserts every `(id, fingerprint)` of `items` through the halves' bulk
+    /// path (the last occurrence of a repeated id wins).
+    ///
+    /// # Panics
+    /// As [`SimHashIndex::extend`].
+    #[track_caller]
+    pub fn extend<I>(&mut self, items: I)
+    where
+        I: IntoIterator<Item = (u64, SimHash128)>,
+    {
+        let items: Vec<(u64, SimHash128)> = items.into_iter().collect();
+        self.lo.extend(items.iter().map(|&(id, h)| (id, h.low64())));
+        self.hi
+            .extend(items.iter().map(|&(id, h)| (id, h.high64())));
+    }
+
+    /// Removes and returns the fingerprint stored under `id`.
+    pub fn remove(&mut self, id: u64) -> Option<SimHash128> {
+        let lo = self.lo.remove(id)?;
+        let hi = self.hi.remove(id)?;
+        Some(join(lo, hi))
+    }
+
+    /// The fingerprint stored under `id`.
+    pub fn get(&self, id: u64) -> Option<SimHash128> {
+        Some(join(self.lo.get(id)?, self.hi.get(id)?))
+    }
+
+    /// Whether a fingerprint is stored under `id`.
+    pub fn contains(&self, id: u64) -> bool {
+        self.lo.contains(id)
+    }
+
+    /// All `(id, fingerprint)` pairs, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, SimHash128)> + '_ {
+        self.lo
+            .iter()
+            .filter_map(|(id, lo)| Some((id, join(lo, self.hi.get(id)?))))
+    }
+
+    /// Ids of every stored fingerprint within
+    /// [`max_distance`](Self::max_distance) bits of `h`, ascending.
+    pub fn query(&self, h: &SimHash128) -> Vec<u64> {
+        let mut out: Vec<u64> = self.matches(h, self.k).into_iter().map(|m| m.0).collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// `(id, distance)` of every stored fingerprint within `k` bits of `h`,
+    /// nearest first (ties by ascending id).
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] when `k` exceeds
+    /// [`max_distance`](Self::max_distance).
+    pub fn query_within(&self, h: &SimHash128, k: u32) -> Result<Vec<(u64, u32)>> {
+        if k > self.k {
+            return Err(Error::InvalidInput(format!(
+                "SimHash128Index::query_within: distance {k} exceeds the index's max distance {}",
+                self.k
+            )));
+        }
+        let mut out = self.matches(h, k);
+        out.sort_unstable_by_key(|&(id, d)| (d, id));
+        Ok(out)
+    }
+
+    /// Moves both halves into their compact layout (see
+    /// [`SimHashIndex::compact`]).
+    pub fn compact(&mut self) {
+        self.lo.compact();
+        self.hi.compact();
+    }
+
+    /// Approximate heap bytes held: the sum of the two halves'.
+    pub fn memory_usage(&self) -> usize {
+        self.lo.memory_usage() + self.hi.memory_usage()
+    }
+
+    /// Distinct `(id, distance)` within `k` bits of `h`, in no order.
+    fn matches(&self, h: &SimHash128, k: u32) -> Vec<(u64, u32)> {
+        let half = k / 2;
+        // `half` never exceeds either half's radius (`self.k / 2`).
+        let lo = self.lo.query_within(&h.low64(), half).unwrap_or_default();
+        let hi = self.hi.query_within(&h.high64(), half).unwrap_or_default();
+        let mut ids: Vec<u64> = lo.iter().chain(&hi).map(|&(id, _)| id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter()
+            .filter_map(|id| {
+                let d = (self.get(id)?.0 ^ h.0).count_ones();
+                (d <= k).then_some((id, d))
+            })
+            .collect()
+    }
+}
+
+fn join(lo: SimHash64, hi: SimHash64) -> SimHash128 {
+    SimHash128(u128::from(lo.0) | (u128::from(hi.0) << 64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn scan(items: &[(u64, SimHash128)], h: SimHash128, k: u32) -> Vec<(u64, u32)> {
+        let mut out: Vec<(u64, u32)> = items
+            .iter()
+            .map(|&(id, f)| (id, (f.0 ^ h.0).count_ones()))
+            .filter(|&(_, d)| d <= k)
+            .collect();
+        out.sort_unstable_by_key(|&(id, d)| (d, id));
+        out
+    }
+
+    /// `base` with the bits at `positions` flipped.
+    fn flip(base: u128, positions: &[u8]) -> u128 {
+        positions
+            .iter()
+            .fold(base, |v, &p| v ^ (1u128 << (p % 128)))
+    }
+
+    proptest! {
+        #[test]
+        fn equals_a_linear_scan(
+            base in any::<u128>(),
+            flips in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..10), 1..40),
+            k in 0u32..=9,
+            probe_flips in prop::collection::vec(any::<u8>(), 0..4),
+        ) {
+            let items: Vec<(u64, SimHash128)> = flips
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (i as u64 * 3, SimHash128(flip(base, f))))
+                .collect();
+            let mut idx = SimHash128Index::with_max_distance(k).unwrap();
+            for &(id, h) in &items {
+                idx.insert(id, h);
+            }
+            let probe = SimHash128(flip(base, &probe_flips));
+            prop_assert_eq!(idx.query_within(&probe, k).unwrap(), scan(&items, probe, k));
+            let mut ids: Vec<u64> = scan(&items, probe, k).into_iter().map(|m| m.0).collect();
+            ids.sort_unstable();
+            prop_assert_eq!(idx.query(&probe), ids);
+            let mut bulk = SimHash128Index::with_max_distance(k).unwrap();
+            bulk.extend(items.iter().copied());
+            prop_assert_eq!(bulk.query_within(&probe, k).unwrap(), scan(&items, probe, k));
+        }
+    }
+
+    #[test]
+    fn replace_remove_and_errors() {
+        let mut idx = SimHash128Index::new();
+        idx.insert(5, SimHash128(1));
+        idx.insert(5, SimHash128(u128::MAX));
+        assert_eq!(idx.len(), 1);
+        assert_eq!(idx.get(5), Some(SimHash128(u128::MAX)));
+        assert_eq!(idx.query(&SimHash128(1)), Vec::<u64>::new());
+        assert_eq!(idx.iter().collect::<Vec<_>>(), [(5, SimHash128(u128::MAX))]);
+        assert_eq!(idx.remove(5), Some(SimHash128(u128::MAX)));
+        assert!(idx.is_empty() && !idx.contains(5));
+        assert_eq!(idx.remove(5), None);
+        let err = idx.query_within(&SimHash128(0), 7).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid input: SimHash128Index::query_within: distance 7 exceeds the index's \
+             max distance 6"
+        );
+        let err = SimHash128Index::with_max_distance(16).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "config error: SimHash128Index::with_max_distance: max distance 16 exceeds the \
+             limit 15"
+        );
+        assert_eq!(
+            SimHash128Index::with_max_distance(15)
+                .unwrap()
+                .max_distance(),
+            15
+        );
+    }
+
+    #[test]
+    fn a_neighbour_split_unevenly_between_halves_is_found() {
+        let a = SimHash128(0);
+        // 6 differing bits: 5 in the low half, 1 in the high one.
+        let b = SimHash128(0b11111 | (1u128 << 100));
+        let mut idx = SimHash128Index::new();
+        idx.insert(1, b);
+        assert_eq!(idx.query_within(&a, 6).unwrap(), [(1, 6)]);
+        assert!(idx.query_within(&a, 5).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,233 @@
+//! Markdown to text: the text content of a pulldown-cmark event stream.
+
+use alloc::format;
+use alloc::string::String;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+use crate::{Error, Result};
+
+/// What [`markdown_to_text_with`] keeps.
+///
+/// The first three fields are txtfp 0.3.2's; construct with struct update
+/// syntax so new fields can be added:
+///
+/// ```
+/// # #[cfg(feature = "markup")] {
+/// use txtfp::{MarkdownOptions, markdown_to_text_with};
+/// let opts = MarkdownOptions { include_code_blocks: false, ..Default::default() };
+/// let text = markdown_to_text_with("```\nlet x = 1;\n```\ntext", opts)?;
+/// assert_eq!(text, "text");
+/// # }
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MarkdownOptions {
+    /// Keep the text of fenced and indented code blocks (with its newlines and
+    /// indentation). Default `true`.
+    pub include_code_blocks: bool,
+    /// Keep the text of inline code spans. Default `true`.
+    pub include_inline_code: bool,
+    /// Put one space between blocks (paragraphs, headings, list items, table
+    /// cells, code blocks) and at line breaks; `false` glues them together
+    /// (`# Head\n\nPara` → `HeadPara`), as 0.3.2 does. Default `true`.
+    pub break_to_space: bool,
+    /// Parse GitHub extensions: tables, `~~strikethrough~~`, `- [ ]` task
+    /// lists and `[^1]` footnotes. Their syntax then stays out of the text
+    /// (cells become separate blocks; footnote definitions are kept as text,
+    /// references dropped). `false` is txtfp 0.3.2's CommonMark-only parse,
+    /// which leaks `| a | b |`, `|---|` and `~~` into the text. Default `true`.
+    pub gfm: bool,
+}
+
+impl Default for MarkdownOptions {
+    fn default() -> Self {
+        MarkdownOptions {
+            include_code_blocks: true,
+            include_inline_code: true,
+            break_to_space: true,
+            gfm: true,
+        }
+    }
+}
+
+/// The text of a Markdown document, with the default [`MarkdownOptions`].
+///
+/// Markup syntax is dropped and the words kept: emphasis, link and image
+/// text (not URLs), code; HTML blocks disappear, the text between inline HTML
+/// tags stays. Blocks are joined with one space; the result is trimmed.
+///
+/// ```
+/// # #[cfg(feature = "markup")] {
+/// let md = "# Head\n\nPara *em* [link](http://x)\n\n| a | b |\n|---|---|\n| 1 | ~~2~~ |";
+/// assert_eq!(txtfp::markdown_to_text(md)?, "Head Para em link a b 1 2");
+/// # }
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// Practically never: [`Error::InvalidInput`] if the parser panicked.
+pub fn markdown_to_text(md: &str) -> Result<String> {
+    markdown_to_text_with(md, MarkdownOptions::default())
+}
+
+/// The text of a Markdown document with the given options.
+///
+/// With `gfm: false` the output is txtfp 0.3.2's byte for byte.
+///
+/// ```
+/// # #[cfg(feature = "markup")] {
+/// use txtfp::{MarkdownOptions, markdown_to_text_with};
+/// let opts = MarkdownOptions { break_to_space: false, ..Default::default() };
+/// assert_eq!(markdown_to_text_with("# Head\n\nPara", opts)?, "HeadPara");
+/// # }
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// Practically never: [`Error::InvalidInput`] if the parser panicked.
+pub fn markdown_to_text_with(md: &str, opts: MarkdownOptions) -> Result<String> {
+    catch_unwind(AssertUnwindSafe(|| walk(md, opts))).map_err(|_| {
+        Error::InvalidInput(format!(
+            "markdown parse error: the parser panicked on a {}-byte document",
+            md.len()
+        ))
+    })
+}
+
+fn walk(md: &str, opts: MarkdownOptions) -> String {
+    let mut parser_opts = Options::empty();
+    if opts.gfm {
+        parser_opts |= Options::ENABLE_TABLES
+            | Options::ENABLE_STRIKETHROUGH
+            | Options::ENABLE_TASKLISTS
+            | Options::ENABLE_FOOTNOTES;
+    }
+    let mut out = String::with_capacity(md.len());
+    let mut in_code = false;
+    let mut last_sep = true;
+    let sep = |out: &mut String, last_sep: &mut bool| {
+        if opts.break_to_space && !*last_sep {
+            out.push(' ');
+            *last_sep = true;
+        }
+    };
+    for event in Parser::new_ext(md, parser_opts) {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => in_code = true,
+            Event::End(TagEnd::CodeBlock) => {
+                in_code = false;
+                sep(&mut out, &mut last_sep);
+            }
+            Event::Start(
+                Tag::Paragraph
+                | Tag::Item
+                | Tag::Heading { .. }
+                | Tag::TableCell
+                | Tag::FootnoteDefinition(_),
+            )
+            | Event::End(
+                TagEnd::Paragraph
+                | TagEnd::Item
+                | TagEnd::Heading(_)
+                | TagEnd::TableCell
+                | TagEnd::FootnoteDefinition,
+            )
+            | Event::SoftBreak
+            | Event::HardBreak => sep(&mut out, &mut last_sep),
+            Event::Text(t) if !in_code || opts.include_code_blocks => {
+                out.push_str(&t);
+                last_sep = false;
+            }
+            Event::Code(c) if opts.include_inline_code => {
+                out.push_str(&c);
+                last_sep = false;
+            }
+            _ => {}
+        }
+    }
+    String::from(out.trim())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMMONMARK: MarkdownOptions = MarkdownOptions {
+        include_code_blocks: true,
+        include_inline_code: true,
+        break_to_space: true,
+        gfm: false,
+    };
+
+    /// The 0.3.2 vectors (spec vectors file, `== markdown ==`).
+    #[test]
+    fn reference_vectors() {
+        let nobreak = MarkdownOptions {
+            break_to_space: false,
+            ..COMMONMARK
+        };
+        let cases: [(&str, &str, &str); 6] = [
+            (
+                "# Head\n\nPara *em* **strong** `code` [link](http://x) ![alt](img.png)\n\n- a\n- b\n\n```rust\nlet x = 1;\n  y\n```\nafter",
+                "Head Para em strong code link alt a b let x = 1;\n  y\n after",
+                "HeadPara em strong code link altablet x = 1;\n  y\nafter",
+            ),
+            ("a\nb  \nc", "a b c", "abc"),
+            (
+                "<div>html block</div>\n\ntext <span>inline</span> end",
+                "text inline end",
+                "text inline end",
+            ),
+            (
+                "> quote\n\n| a | b |\n|---|---|\n| 1 | 2 |",
+                "quote | a | b | |---|---| | 1 | 2 |",
+                "quote| a | b ||---|---|| 1 | 2 |",
+            ),
+            (
+                "~~strike~~ [^1]\n\n[^1]: note",
+                "~~strike~~ ^1",
+                "~~strike~~ ^1",
+            ),
+            ("1. one\n2. two", "one two", "onetwo"),
+        ];
+        for (md, spaced, glued) in cases {
+            assert_eq!(markdown_to_text_with(md, COMMONMARK).unwrap(), spaced);
+            assert_eq!(markdown_to_text_with(md, nobreak).unwrap(), glued);
+        }
+    }
+
+    #[test]
+    fn gfm_syntax_stays_out() {
+        let md = "> quote\n\n| a | b |\n|---|---|\n| 1 | 2 |";
+        assert_eq!(markdown_to_text(md).unwrap(), "quote a b 1 2");
+        let md = "~~strike~~ word[^1]\n\n[^1]: note";
+        assert_eq!(markdown_to_text(md).unwrap(), "strike word note");
+        let md = "- [ ] todo\n- [x] done";
+        assert_eq!(markdown_to_text(md).unwrap(), "todo done");
+    }
+
+    #[test]
+    fn code_switches() {
+        let md = "text `inline` more\n\n```\nblock\n```";
+        let no_inline = MarkdownOptions {
+            include_inline_code: false,
+            ..Default::default()
+        };
+        assert_eq!(
+            markdown_to_text_with(md, no_inline).unwrap(),
+            "text  more block"
+        );
+        let no_blocks = MarkdownOptions {
+            include_code_blocks: false,
+            ..Default::default()
+        };
+        assert_eq!(
+            markdown_to_text_with(md, no_blocks).unwrap(),
+            "text inline more"
+        );
+    }
+}

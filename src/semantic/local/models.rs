@@ -1,0 +1,161 @@
+//! What known models expect: pooling and query/document prefixes.
+//!
+//! Ids are matched exactly, ignoring ASCII case. Unknown ids get mean pooling
+//! and no prefixes; the builder's explicit settings always win.
+
+use crate::Pooling;
+
+/// Pooling and prefixes of a known model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Profile {
+    pub(crate) pooling: Pooling,
+    pub(crate) query_prefix: &'static str,
+    pub(crate) doc_prefix: &'static str,
+}
+
+const RETRIEVAL: &str = "Represent this sentence for searching relevant passages: ";
+
+const fn p(pooling: Pooling, query_prefix: &'static str, doc_prefix: &'static str) -> Profile {
+    Profile {
+        pooling,
+        query_prefix,
+        doc_prefix,
+    }
+}
+
+/// Model id → profile. 0.3.2's table plus the prefixes it lacked (W15):
+/// nomic's `search_query: ` / `search_document: `, and the retrieval query
+/// instruction of Snowflake Arctic and mxbai.
+const TABLE: &[(&str, Profile)] = &[
+    ("BAAI/bge-small-en-v1.5", p(Pooling::Cls, RETRIEVAL, "")),
+    ("BAAI/bge-base-en-v1.5", p(Pooling::Cls, RETRIEVAL, "")),
+    ("BAAI/bge-large-en-v1.5", p(Pooling::Cls, RETRIEVAL, "")),
+    ("BAAI/bge-m3", p(Pooling::Cls, "", "")),
+    (
+        "Snowflake/snowflake-arctic-embed-xs",
+        p(Pooling::Cls, RETRIEVAL, ""),
+    ),
+    (
+        "Snowflake/snowflake-arctic-embed-s",
+        p(Pooling::Cls, RETRIEVAL, ""),
+    ),
+    (
+        "Snowflake/snowflake-arctic-embed-m",
+        p(Pooling::Cls, RETRIEVAL, ""),
+    ),
+    (
+        "Snowflake/snowflake-arctic-embed-m-v1.5",
+        p(Pooling::Cls, RETRIEVAL, ""),
+    ),
+    (
+        "Snowflake/snowflake-arctic-embed-l",
+        p(Pooling::Cls, RETRIEVAL, ""),
+    ),
+    (
+        "mixedbread-ai/mxbai-embed-large-v1",
+        p(Pooling::Cls, RETRIEVAL, ""),
+    ),
+    (
+        "intfloat/multilingual-e5-small",
+        p(Pooling::Mean, "query: ", "passage: "),
+    ),
+    (
+        "intfloat/multilingual-e5-base",
+        p(Pooling::Mean, "query: ", "passage: "),
+    ),
+    (
+        "intfloat/multilingual-e5-large",
+        p(Pooling::Mean, "query: ", "passage: "),
+    ),
+    (
+        "intfloat/e5-small-v2",
+        p(Pooling::Mean, "query: ", "passage: "),
+    ),
+    (
+        "intfloat/e5-base-v2",
+        p(Pooling::Mean, "query: ", "passage: "),
+    ),
+    (
+        "intfloat/e5-large-v2",
+        p(Pooling::Mean, "query: ", "passage: "),
+    ),
+    (
+        "sentence-transformers/all-MiniLM-L6-v2",
+        p(Pooling::Mean, "", ""),
+    ),
+    (
+        "sentence-transformers/all-MiniLM-L12-v2",
+        p(Pooling::Mean, "", ""),
+    ),
+    (
+        "sentence-transformers/all-mpnet-base-v2",
+        p(Pooling::Mean, "", ""),
+    ),
+    (
+        "nomic-ai/nomic-embed-text-v1",
+        p(Pooling::Mean, "search_query: ", "search_document: "),
+    ),
+    (
+        "nomic-ai/nomic-embed-text-v1.5",
+        p(Pooling::Mean, "search_query: ", "search_document: "),
+    ),
+    ("thenlper/gte-small", p(Pooling::Mean, "", "")),
+    ("thenlper/gte-base", p(Pooling::Mean, "", "")),
+    ("thenlper/gte-large", p(Pooling::Mean, "", "")),
+];
+
+/// The profile of `model_id`, if it is a known model.
+pub(crate) fn lookup(model_id: &str) -> Option<Profile> {
+    TABLE
+        .iter()
+        .find(|(id, _)| id.eq_ignore_ascii_case(model_id))
+        .map(|&(_, profile)| profile)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_entries() {
+        let bge = lookup("BAAI/bge-small-en-v1.5").unwrap();
+        assert_eq!(
+            (bge.pooling, bge.query_prefix, bge.doc_prefix),
+            (Pooling::Cls, RETRIEVAL, "")
+        );
+        let e5 = lookup("intfloat/multilingual-e5-small").unwrap();
+        assert_eq!(
+            (e5.pooling, e5.query_prefix, e5.doc_prefix),
+            (Pooling::Mean, "query: ", "passage: ")
+        );
+        let nomic = lookup("nomic-ai/nomic-embed-text-v1.5").unwrap();
+        assert_eq!(
+            (nomic.query_prefix, nomic.doc_prefix),
+            ("search_query: ", "search_document: ")
+        );
+        assert_eq!(
+            lookup("snowflake/SNOWFLAKE-arctic-embed-m")
+                .unwrap()
+                .query_prefix,
+            RETRIEVAL
+        );
+        assert_eq!(
+            lookup("mixedbread-ai/mxbai-embed-large-v1")
+                .unwrap()
+                .pooling,
+            Pooling::Cls
+        );
+        assert_eq!(lookup("BAAI/bge-m3").unwrap().query_prefix, "");
+        assert!(lookup("acme/unknown").is_none());
+        for (id, _) in TABLE {
+            assert_eq!(
+                TABLE
+                    .iter()
+                    .filter(|(o, _)| o.eq_ignore_ascii_case(id))
+                    .count(),
+                1,
+                "{id}"
+            );
+        }
+    }
+}

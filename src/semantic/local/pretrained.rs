@@ -1,0 +1,255 @@
+//! [`LocalProvider::from_pretrained`]: models by Hugging Face id, from the
+//! local Hugging Face cache, downloaded into it with the `hf-hub` feature.
+
+use std::path::{Path, PathBuf};
+
+use super::LocalProvider;
+use crate::{Error, Result};
+
+/// ONNX files looked for in a repository, best first (fp32 before quantized).
+const ONNX_CANDIDATES: [&str; 3] = ["onnx/model.onnx", "model.onnx", "onnx/model_quantized.onnx"];
+const TOKENIZER: &str = "tokenizer.json";
+
+/// The files of one model: the ONNX graph and the tokenizer.
+struct ModelFiles {
+    onnx: PathBuf,
+    tokenizer: PathBuf,
+}
+
+impl LocalProvider {
+    /// A provider for a Hugging Face model id such as
+    /// `"BAAI/bge-small-en-v1.5"`: pooling and prefixes come from the built-in
+    /// table, the model id is `model_id`.
+    ///
+    /// The files (`onnx/model.onnx`, `model.onnx` or
+    /// `onnx/model_quantized.onnx`, with its `*.onnx_data` external weights,
+    /// and `tokenizer.json`) are read from the Hugging Face cache
+    /// (`$HF_HUB_CACHE`, else `$HF_HOME/hub`, else
+    /// `~/.cache/huggingface/hub`), the layout `huggingface-cli download`
+    /// writes. When they are not cached, the `hf-hub` feature downloads them
+    /// into that cache, unless `HF_HUB_OFFLINE` is set. Without the feature,
+    /// or offline, a model that is not cached is a `Config` error naming the
+    /// cache directory and what is missing. Network and authentication
+    /// failures are reported as such, with the file that failed.
+    pub fn from_pretrained(model_id: &str) -> Result<Self> {
+        check_repo_id(model_id)?;
+        let cache = hf_cache_dir()?;
+        let files = match cached_files(&cache, model_id) {
+            Ok(files) => files,
+            Err(missing) => fetch(&cache, model_id, &missing)?,
+        };
+        Self::from_files(model_id, files)
+    }
+
+    /// Like [`from_pretrained`](Self::from_pretrained) but reads only the
+    /// Hugging Face cache at `cache_dir` (the folder holding
+    /// `models--org--name`), never the network.
+    pub fn from_hf_cache(model_id: &str, cache_dir: &Path) -> Result<Self> {
+        check_repo_id(model_id)?;
+        let files = cached_files(cache_dir, model_id).map_err(|missing| {
+            Error::Config(format!(
+                "`{model_id}` is not in the Hugging Face cache at `{}`: {missing}",
+                cache_dir.display()
+            ))
+        })?;
+        Self::from_files(model_id, files)
+    }
+
+    fn from_files(model_id: &str, files: ModelFiles) -> Result<Self> {
+        Self::builder()
+            .model_id(model_id)
+            .onnx_path(files.onnx)
+            .tokenizer_path(files.tokenizer)
+            .build()
+    }
+}
+
+fn check_repo_id(id: &str) -> Result<()> {
+    let ok = !id.is_empty()
+        && id.split('/').count() <= 2
+        && id.split('/').all(|part| {
+            !part.is_empty()
+                && part != "."
+                && part != ".."
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput(format!(
+            "`{id}` is not a Hugging Face model id (expected `org/name`)"
+        )))
+    }
+}
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The hub cache folder, resolved like the Python `huggingface_hub`.
+fn hf_cache_dir() -> Result<PathBuf> {
+    if let Some(p) = env_path("HF_HUB_CACHE") {
+        return Ok(p);
+    }
+    if let Some(p) = env_path("HF_HOME") {
+        return Ok(p.join("hub"));
+    }
+    if let Some(p) = env_path("XDG_CACHE_HOME") {
+        return Ok(p.join("huggingface").join("hub"));
+    }
+    env_path("HOME")
+        .map(|h| h.join(".cache").join("huggingface").join("hub"))
+        .ok_or_else(|| {
+            Error::Config(String::from(
+                "cannot locate the Hugging Face cache: set HF_HUB_CACHE or HF_HOME",
+            ))
+        })
+}
+
+#[cfg(feature = "hf-hub")]
+fn offline() -> bool {
+    std::env::var("HF_HUB_OFFLINE")
+        .map(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+        .unwrap_or(false)
+}
+
+/// The cached snapshot of `main`, or a description of what is missing.
+fn cached_files(cache: &Path, id: &str) -> core::result::Result<ModelFiles, String> {
+    let repo = cache.join(format!("models--{}", id.replace('/', "--")));
+    let main = repo.join("refs").join("main");
+    let commit = std::fs::read_to_string(&main)
+        .map_err(|e| format!("cannot read `{}` ({e})", main.display()))?;
+    let snapshot = repo.join("snapshots").join(commit.trim());
+    let tokenizer = snapshot.join(TOKENIZER);
+    let onnx = ONNX_CANDIDATES
+        .iter()
+        .map(|c| snapshot.join(c))
+        .find(|p| p.is_file());
+    match (onnx, tokenizer.is_file()) {
+        (Some(onnx), true) => Ok(ModelFiles { onnx, tokenizer }),
+        (None, _) => Err(format!(
+            "no ONNX file ({}) in `{}`",
+            ONNX_CANDIDATES.join(", "),
+            snapshot.display()
+        )),
+        (Some(_), false) => Err(format!("no {TOKENIZER} in `{}`", snapshot.display())),
+    }
+}
+
+#[cfg(not(feature = "hf-hub"))]
+fn fetch(cache: &Path, id: &str, missing: &str) -> Result<ModelFiles> {
+    Err(Error::Config(format!(
+        "`{id}` is not in the Hugging Face cache at `{}` ({missing}); this build has no \
+         `hf-hub` feature to download it: enable it, fetch the files with \
+         `huggingface-cli download {id}`, or use LocalProvider::builder() with local paths",
+        cache.display()
+    )))
+}
+
+#[cfg(feature = "hf-hub")]
+fn fetch(cache: &Path, id: &str, missing: &str) -> Result<ModelFiles> {
+    use hf_hub::api::sync::ApiBuilder;
+
+    if offline() {
+        return Err(Error::Config(format!(
+            "`{id}` is not in the Hugging Face cache at `{}` ({missing}) and HF_HUB_OFFLINE is set",
+            cache.display()
+        )));
+    }
+    let mut builder =
+        ApiBuilder::from_cache(hf_hub::Cache::new(cache.to_path_buf())).with_progress(false);
+    if let Some(endpoint) = std::env::var("HF_ENDPOINT").ok().filter(|e| !e.is_empty()) {
+        builder = builder.with_endpoint(endpoint);
+    }
+    if let Some(token) = std::env::var("HF_TOKEN").ok().filter(|t| !t.is_empty()) {
+        builder = builder.with_token(Some(token));
+    }
+    let api = builder
+        .build()
+        .map_err(|e| Error::Config(format!("hf-hub: cannot set up the client: {e}")))?;
+    let repo = api.model(id.to_string());
+    let info = repo.info().map_err(|e| {
+        Error::Config(format!(
+            "cannot list the files of `{id}` on the Hugging Face Hub (network, access or a wrong id): {e}"
+        ))
+    })?;
+    let names: Vec<&str> = info.siblings.iter().map(|s| s.rfilename.as_str()).collect();
+    let onnx = ONNX_CANDIDATES
+        .iter()
+        .find(|c| names.contains(c))
+        .ok_or_else(|| {
+            let shown: Vec<&str> = names.iter().take(20).copied().collect();
+            Error::Config(format!(
+                "`{id}` has no ONNX export (looked for {}); its files: {}",
+                ONNX_CANDIDATES.join(", "),
+                shown.join(", ")
+            ))
+        })?;
+    if !names.contains(&TOKENIZER) {
+        return Err(Error::Config(format!("`{id}` has no {TOKENIZER}")));
+    }
+    let get = |file: &str| {
+        repo.get(file)
+            .map_err(|e| Error::Config(format!("downloading `{file}` of `{id}` failed: {e}")))
+    };
+    let onnx_path = get(onnx)?;
+    // Large exports keep their weights in `model.onnx_data` (or `.data`),
+    // which ONNX Runtime reads from beside the graph.
+    for extra in names
+        .iter()
+        .filter(|n| n.starts_with(onnx) && matches!(&n[onnx.len()..], "_data" | ".data"))
+    {
+        get(extra)?;
+    }
+    let tokenizer = get(TOKENIZER)?;
+    // Optional: it may declare the model's context length (see the builder).
+    if names.contains(&"tokenizer_config.json") {
+        get("tokenizer_config.json")?;
+    }
+    Ok(ModelFiles {
+        onnx: onnx_path,
+        tokenizer,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_ids() {
+        for ok in ["BAAI/bge-small-en-v1.5", "gpt2", "a_b/c.d-e"] {
+            assert!(check_repo_id(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "/x", "a/", "a/b/c", "../x", "a/..", "a b/c", "a\\b"] {
+            assert!(check_repo_id(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn missing_cache_entries_are_described() {
+        let dir = std::env::temp_dir().join(format!("txtfp-hf-{}", std::process::id()));
+        let snap = dir.join("models--org--m").join("snapshots").join("abc");
+        std::fs::create_dir_all(snap.join("onnx")).unwrap();
+        let err = |id: &str| cached_files(&dir, id).err().unwrap_or_default();
+        assert!(err("org/none").contains("refs"), "{}", err("org/none"));
+        std::fs::create_dir_all(dir.join("models--org--m").join("refs")).unwrap();
+        std::fs::write(dir.join("models--org--m/refs/main"), "abc\n").unwrap();
+        assert!(err("org/m").contains("no ONNX file"), "{}", err("org/m"));
+        std::fs::write(snap.join("onnx/model_quantized.onnx"), b"x").unwrap();
+        assert!(
+            err("org/m").contains("no tokenizer.json"),
+            "{}",
+            err("org/m")
+        );
+        std::fs::write(snap.join("tokenizer.json"), b"{}").unwrap();
+        std::fs::write(snap.join("model.onnx"), b"x").unwrap();
+        let files = cached_files(&dir, "org/m").unwrap();
+        assert!(files.onnx.ends_with("abc/model.onnx"), "{:?}", files.onnx);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
