@@ -35,7 +35,12 @@ print(",".join(sorted(f for f in pkg["features"] if f not in skip)))' "$offline_
 step "setup: what the tests use from the registries (Debian, PyPI)"
 scripts/setup-cjk.sh
 scripts/setup-pdf.sh
-eval "$(scripts/setup-onnx.sh)"
+# The tools were just installed: a PDF test that cannot find them fails
+# instead of skipping.
+export TXTFP_REQUIRE_PDF_TOOLS=1
+onnx_env=$(scripts/setup-onnx.sh)  # fails the run if the setup fails
+eval "$onnx_env"
+export TXTFP_REQUIRE_ONNX=1
 
 step "rustfmt"
 cargo fmt --all -- --check
