@@ -160,3 +160,51 @@ fn errors_say_what_is_wrong() {
         "schema version mismatch: expected 1, got 9"
     );
 }
+
+#[cfg(feature = "tlsh")]
+mod tlsh {
+    use super::*;
+    use txtfp::{TlshFingerprint, TlshFingerprinter};
+
+    proptest! {
+        /// Any 35 bytes make a digest; its text forms round-trip and the hex
+        /// form is the `T1` text without its prefix.
+        #[test]
+        fn digests_round_trip(bytes in prop::collection::vec(any::<u8>(), 35)) {
+            let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
+            let fp = TlshFingerprint::new(format!("T1{hex}")).unwrap();
+            round_trips(&fp)?;
+            prop_assert_eq!(fp.to_hex(), hex.to_ascii_lowercase());
+            prop_assert_eq!(fp.text_bytes(), bytes);
+        }
+    }
+
+    #[test]
+    fn a_real_digest_in_every_form() {
+        let text = "The quick brown fox jumps over the lazy dog, then naps in the warm \
+                    afternoon sun while the farmer mends the old wooden fence nearby.";
+        let fp = TlshFingerprinter::default()
+            .sketch_bytes(text.as_bytes())
+            .unwrap();
+        assert_eq!(
+            format!("T1{}", fp.to_hex().to_ascii_uppercase()),
+            fp.to_string()
+        );
+        for enc in ENCODINGS {
+            let t = fp.to_text(enc);
+            assert_eq!(t.len(), [70, 56, 48][enc as usize]);
+            assert_eq!(TlshFingerprint::from_text(&t, enc).unwrap(), fp);
+        }
+        // The `T1` text is not the hex form: the prefix is not hex.
+        let err = TlshFingerprint::from_hex(fp.as_str()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid input: TlshFingerprint hex text is 70 characters, got 72"
+        );
+        let err = TlshFingerprint::from_base32("A").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid input: TlshFingerprint base32 text is 56 characters, got 1"
+        );
+    }
+}

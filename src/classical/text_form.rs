@@ -9,12 +9,17 @@
 //! | [`SimHash64`] | 8, big-endian | 16 | 13 | 12 |
 //! | [`SimHash128`] | 16, big-endian | 32 | 26 | 24 |
 //! | [`MinHashSig<H>`](crate::MinHashSig) | `8 + 8·H`, its persisted form | | | |
+//! | [`TlshFingerprint`](crate::TlshFingerprint) | 35, the digest after `T1` | 70 | 56 | 48 |
 //!
 //! SimHash bytes are big-endian so that the hex form is the number written
 //! out (`format!("{:016x}")`, what other SimHash tools print) and text
 //! sorts like the number. MinHash signatures encode exactly the bytes of
 //! [`MinHashSig::to_le_bytes`](crate::MinHashSig::to_le_bytes), schema word
-//! included, so parsing checks the schema like `from_bytes` does.
+//! included, so parsing checks the schema like `from_bytes` does. A TLSH
+//! digest's bytes are the 70 hex digits after its `T1` version prefix, as
+//! written (checksum, length, quartile ratios, 32 body bytes), so its hex
+//! form is its usual text without `T1`, in lower case; the `T1` text stays
+//! its `Display` form.
 //!
 //! - hex: lower-case out; either case in.
 //! - base32: RFC 4648 alphabet `A–Z 2–7`, upper-case out, either case in,
@@ -286,5 +291,33 @@ impl<const H: usize> TextForm for crate::MinHashSig<H> {
     }
     fn text_type_name() -> String {
         format!("MinHashSig<{H}>")
+    }
+}
+
+#[cfg(feature = "tlsh")]
+impl TextForm for crate::TlshFingerprint {
+    fn text_bytes(&self) -> Vec<u8> {
+        // A validated digest is `T1` and 70 hex digits.
+        HEXLOWER_PERMISSIVE
+            .decode(&self.hex().as_bytes()[2..])
+            .unwrap_or_default()
+    }
+    fn from_text_bytes(bytes: &[u8]) -> Result<Self> {
+        if bytes.len() != Self::text_byte_len() {
+            return Err(Error::InvalidInput(format!(
+                "TlshFingerprint is {} bytes, got {}",
+                Self::text_byte_len(),
+                bytes.len()
+            )));
+        }
+        let mut hex = String::from("T1");
+        hex.push_str(&data_encoding::HEXUPPER.encode(bytes));
+        Self::new(hex)
+    }
+    fn text_byte_len() -> usize {
+        35
+    }
+    fn text_type_name() -> String {
+        String::from("TlshFingerprint")
     }
 }

@@ -4,7 +4,7 @@
 //! offset  size  field
 //!      0     8  magic "TXTFPIX\0"
 //!      8     4  format version (1), little endian like every field
-//!     12     4  kind: 1 = LshIndex, 2 = SimHashIndex
+//!     12     4  kind: 1 = LshIndex, 2 = SimHashIndex, 3 = SimHash128Index
 //!     16    32  four kind-specific u64 parameters
 //!     48     8  number of documents n
 //!     56     8  number of sections s
@@ -53,6 +53,8 @@ pub(crate) enum Kind {
     Lsh = 1,
     #[cfg_attr(not(feature = "simhash"), allow(dead_code))]
     SimHash = 2,
+    #[cfg_attr(not(feature = "simhash"), allow(dead_code))]
+    SimHash128 = 3,
 }
 
 /// Section tags. Table `t`'s sections are `tag + t`.
@@ -61,6 +63,9 @@ pub(crate) mod tag {
     pub(crate) const PAYLOAD: u32 = 2;
     #[cfg_attr(not(feature = "simhash"), allow(dead_code))]
     pub(crate) const MASKS: u32 = 3;
+    /// The high halves of 128-bit fingerprints (kind 3).
+    #[cfg_attr(not(feature = "simhash"), allow(dead_code))]
+    pub(crate) const PAYLOAD_HI: u32 = 4;
     pub(crate) const ENTRIES: u32 = 0x1_0000;
     pub(crate) const DIR: u32 = 0x2_0000;
 }

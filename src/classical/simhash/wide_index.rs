@@ -9,9 +9,9 @@
 //! neighbour is missed and nothing farther is returned.
 //!
 //! This is where the 64-bit index "makes sense" for 128 bits: the halves
-//! reuse its layouts, storage and bulk paths unchanged. What is not
-//! provided: saving/loading and memory-mapping (store the two halves'
-//! files yourself if needed), batch and parallel queries.
+//! reuse its layouts, storage, bulk paths and file format unchanged
+//! (`save` / `load` write both halves into one file of kind 3). What is
+//! not provided: memory-mapping, batch and parallel queries.
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -101,6 +101,17 @@ impl SimHash128Index {
             hi: SimHashIndex::with_max_distance(k / 2)?,
             k,
         })
+    }
+
+    /// The two 64-bit halves (low, high), for the file format.
+    pub(crate) fn halves(&self) -> (&SimHashIndex, &SimHashIndex) {
+        (&self.lo, &self.hi)
+    }
+
+    /// An index of two halves read from a file (same ids, layout of radius
+    /// `⌊k/2⌋`).
+    pub(crate) fn from_halves(lo: SimHashIndex, hi: SimHashIndex, k: u32) -> Self {
+        Self { lo, hi, k }
     }
 
     /// The radius `query` searches.

@@ -31,6 +31,7 @@
 //! [`SimHashIndex::save`] writes the checksummed index file format shared
 //! with `LshIndex` (kind 2); [`SimHashIndex::load`] reads it back and, with
 //! the `mmap` feature, `MappedSimHashIndex` queries it in place.
+//! `SimHash128Index::save` writes kind 3, two 64-bit indexes in one file.
 //!
 //! [`SimHash64`]: crate::SimHash64
 
@@ -41,12 +42,15 @@ mod layout;
 mod mapped;
 mod query_batch;
 mod save;
+mod save128;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_layout;
 #[cfg(test)]
 mod tests_persist;
+#[cfg(test)]
+mod tests_persist128;
 
 pub use index::SimHashIndex;
 pub use layout::{MAX_AUTO_DISTANCE, MAX_TABLES, MAX_VERIFIED_DISTANCE, SimHashLayout};

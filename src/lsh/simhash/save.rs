@@ -24,7 +24,7 @@ use crate::lsh::run::{Run, RunRef};
 use crate::lsh::table::MAX_SLOTS;
 
 /// Flag bit: the payload section holds the fingerprints.
-const HAS_FINGERPRINTS: u64 = 1;
+pub(super) const HAS_FINGERPRINTS: u64 = 1;
 
 impl SimHashIndex {
     /// Writes the index in the versioned, checksummed index file format
@@ -114,17 +114,21 @@ impl SimHashIndex {
     }
 
     fn from_view(view: &FileView<'_>) -> Result<Self> {
-        let parts = Parts::read(view)?;
+        Ok(Self::from_file_parts(Parts::read(view)?))
+    }
+
+    /// An owned index of validated file sections.
+    pub(super) fn from_file_parts(parts: Parts<'_>) -> Self {
         let runs = parts
             .runs
             .iter()
             .map(|r| Run::from_sorted(r.entries.to_vec()))
             .collect();
-        Ok(Self {
+        Self {
             layout: parts.layout,
             fps: parts.fps.to_vec(),
             core: Core::from_parts(parts.ids.to_vec(), runs),
-        })
+        }
     }
 
     /// Saves the index to `path` atomically: written beside it under a
@@ -178,20 +182,25 @@ pub(super) struct Parts<'a> {
 impl<'a> Parts<'a> {
     pub(super) fn read(view: &FileView<'a>) -> Result<Self> {
         let [k, tables, flags, reserved] = view.header.params;
-        if flags != HAS_FINGERPRINTS || reserved != 0 {
-            return Err(corrupt(format!(
-                "unknown flags {flags:#x} or reserved word {reserved:#x}"
-            )));
-        }
-        if tables == 0 || tables > MAX_TABLES as u64 || k >= 64 {
-            return Err(corrupt(format!("{tables} tables for max distance {k}")));
-        }
+        check_params(k, tables, flags, reserved)?;
+        Self::read_half(view, k, tables, tag::PAYLOAD, 0)
+    }
+
+    /// One 64-bit index of the file: the shared ids and masks, the
+    /// fingerprints in section `payload`, and tables `base..base + tables`.
+    pub(super) fn read_half(
+        view: &FileView<'a>,
+        k: u64,
+        tables: u64,
+        payload: u32,
+        base: u32,
+    ) -> Result<Self> {
         let docs = view.header.docs;
         if docs > MAX_SLOTS as u64 {
             return Err(corrupt(format!("{docs} documents")));
         }
         let ids = view.ids()?;
-        let fps: &[u64] = view.array(tag::PAYLOAD, docs)?;
+        let fps: &[u64] = view.array(payload, docs)?;
         let masks: &[u64] = view.array(tag::MASKS, tables)?;
         let layout = SimHashLayout::from_file(masks.to_vec(), k as u32).ok_or_else(|| {
             corrupt(format!(
@@ -200,8 +209,9 @@ impl<'a> Parts<'a> {
         })?;
         let mut runs = Vec::with_capacity(tables as usize);
         let mut seen = alloc::vec![0u64; fps.len().div_ceil(64)];
-        for (t, &mask) in layout.masks().iter().enumerate() {
-            let run = view.run(t as u32)?;
+        for (i, &mask) in layout.masks().iter().enumerate() {
+            let t = base + i as u32;
+            let run = view.run(t)?;
             if run.len() as u64 != docs {
                 return Err(corrupt(format!(
                     "table {t} has {} entries for {docs} documents",
@@ -229,4 +239,17 @@ impl<'a> Parts<'a> {
             runs,
         })
     }
+}
+
+/// The header parameters every SimHash file shares: `[k, tables, flags, 0]`.
+pub(super) fn check_params(k: u64, tables: u64, flags: u64, reserved: u64) -> Result<()> {
+    if flags != HAS_FINGERPRINTS || reserved != 0 {
+        return Err(corrupt(format!(
+            "unknown flags {flags:#x} or reserved word {reserved:#x}"
+        )));
+    }
+    if tables == 0 || tables > MAX_TABLES as u64 || k >= 64 {
+        return Err(corrupt(format!("{tables} tables for max distance {k}")));
+    }
+    Ok(())
 }
