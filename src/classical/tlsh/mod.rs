@@ -13,8 +13,10 @@
 //!   stored in upper case.
 //!
 //! Digests are those of the reference TLSH 128/1 (`T1` prefix; `py-tlsh`
-//! 5's `tlsh.hash`) computed by the `tlsh2` crate, and identical to txtfp
-//! 0.3.2's. Needs only `alloc` (works without `std`); [`TlshStreaming`]
+//! 5's `tlsh.hash`), identical to txtfp 0.3.2's (which used the `tlsh2`
+//! crate). This module computes them itself (`histogram`, with an AVX-512
+//! VBMI kernel where the CPU has it, and `digest`); the tests compare it
+//! with tlsh2 and py-tlsh. Distances still come from tlsh2. Needs only `alloc` (works without `std`); [`TlshStreaming`]
 //! implements `std::io::Write` under `std`.
 //!
 //! Differences from 0.3.2 (spec W10): the digest string is private, so every
@@ -38,14 +40,21 @@
 //! # Ok::<(), txtfp::Error>(())
 //! ```
 
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+mod avx512;
+mod digest;
 mod fingerprint;
 mod fingerprinter;
+mod histogram;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod streaming;
+mod tables;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_kernel;
 #[cfg(test)]
 mod tests_streaming;
 
@@ -112,17 +121,17 @@ pub(crate) fn check_max_len(n: u64) -> Result<()> {
     Ok(())
 }
 
-/// Digest of the bytes a builder has seen (`len` of them), with 0.3.2's
-/// errors: too short, then too little entropy.
-pub(crate) fn build(builder: &tlsh2::TlshBuilder128_1, len: u64) -> Result<TlshFingerprint> {
+/// Digest of the bytes `hist` has seen, with 0.3.2's errors: too short,
+/// then too little entropy.
+pub(crate) fn build(hist: &histogram::Histogram) -> Result<TlshFingerprint> {
+    let len = hist.len;
     if len < TLSH_MIN_INPUT_BYTES as u64 {
         return Err(Error::InvalidInput(format!(
             "tlsh requires at least {TLSH_MIN_INPUT_BYTES} bytes, got {len}"
         )));
     }
     check_max_len(len)?;
-    let tlsh = builder
-        .build()
+    let text = digest::digest(hist)
         .ok_or_else(|| Error::InvalidInput("tlsh build failed (insufficient entropy)".into()))?;
-    TlshFingerprint::from_ascii(&tlsh.hash())
+    TlshFingerprint::from_ascii(&text)
 }

@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use super::histogram::Histogram;
 use super::{TlshFingerprint, build, check_max_len};
 use crate::Result;
 use crate::classical::StreamingFingerprinter;
@@ -29,8 +30,7 @@ use crate::classical::StreamingFingerprinter;
 /// ```
 #[derive(Clone, Default)]
 pub struct TlshStreaming {
-    builder: tlsh2::TlshBuilder128_1,
-    len: u64,
+    hist: Histogram,
 }
 
 impl TlshStreaming {
@@ -41,7 +41,7 @@ impl TlshStreaming {
 
     /// Bytes fed so far.
     pub fn bytes_seen(&self) -> u64 {
-        self.len
+        self.hist.len
     }
 
     /// The digest of the bytes fed so far, leaving the stream open for more.
@@ -49,7 +49,7 @@ impl TlshStreaming {
     /// # Errors
     /// As [`StreamingFingerprinter::finalize`].
     pub fn digest(&self) -> Result<TlshFingerprint> {
-        build(&self.builder, self.len)
+        build(&self.hist)
     }
 }
 
@@ -63,10 +63,8 @@ impl StreamingFingerprinter for TlshStreaming {
     /// [`TLSH_MAX_INPUT_BYTES`](super::TLSH_MAX_INPUT_BYTES); the chunk is
     /// then not fed and the stream is unchanged.
     fn update(&mut self, chunk: &[u8]) -> Result<()> {
-        let len = self.len.saturating_add(chunk.len() as u64);
-        check_max_len(len)?;
-        self.builder.update(chunk);
-        self.len = len;
+        check_max_len(self.hist.len.saturating_add(chunk.len() as u64))?;
+        self.hist.update(chunk);
         Ok(())
     }
 
@@ -87,7 +85,7 @@ impl StreamingFingerprinter for TlshStreaming {
 impl fmt::Debug for TlshStreaming {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TlshStreaming")
-            .field("bytes_seen", &self.len)
+            .field("bytes_seen", &self.hist.len)
             .finish_non_exhaustive()
     }
 }
