@@ -46,15 +46,8 @@ pub(super) fn digest(h: &Histogram) -> Option<[u8; 72]> {
     raw[2] = swap_nibbles(ratio(q1, q3) | ratio(q2, q3) << 4);
     for (group, out) in buckets.chunks_exact(4).zip(raw[3..].iter_mut().rev()) {
         *out = group.iter().enumerate().fold(0u8, |acc, (j, &n)| {
-            let level = if n > q3 {
-                3
-            } else if n > q2 {
-                2
-            } else if n > q1 {
-                1
-            } else {
-                0
-            };
+            // q1 <= q2 <= q3, so this counts the quartiles below n: 0..=3.
+            let level = u8::from(n > q1) + u8::from(n > q2) + u8::from(n > q3);
             acc | level << (2 * j)
         });
     }
