@@ -50,7 +50,9 @@ pub use canonical::{
     Canonicalizer, CanonicalizerBuilder, CaseFold, Normalization, UnicodeVersions, canonicalize,
     unicode_versions,
 };
-pub use classical::{DEFAULT_SEED, Fingerprinter, HashFamily, StreamingFingerprinter};
+pub use classical::{
+    DEFAULT_SEED, FingerprintBatch, Fingerprinter, HashFamily, StreamingFingerprinter,
+};
 pub use error::{Error, Result};
 #[cfg(any(
     feature = "minhash",

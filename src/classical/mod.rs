@@ -7,6 +7,7 @@
 
 use crate::Result;
 
+mod batch;
 mod hash;
 #[cfg(feature = "minhash")]
 pub mod minhash;
@@ -17,6 +18,7 @@ pub mod text_form;
 #[cfg(feature = "tlsh")]
 pub mod tlsh;
 
+pub use batch::FingerprintBatch;
 pub use hash::{DEFAULT_SEED, HashFamily, murmur3_x64_128};
 pub(crate) use hash::{hex16, xxh3_64};
 #[cfg(feature = "interop")]

@@ -5,7 +5,6 @@
 //! caller's ids only come back in the report.
 
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::ops::Range;
 
@@ -14,7 +13,7 @@ use hashbrown::{HashMap, HashSet};
 use super::report::{Cluster, Decision, DedupReport, DedupStats, VerifiedPair};
 use super::union_find::UnionFind;
 use super::{CandidateIndex, EmptyDocuments, Similarity, Verifier};
-use crate::{Error, Result};
+use crate::{Error, FingerprintBatch, Result};
 
 /// Most documents one run accepts: positions are `u32`, and an
 /// [`LshIndex`](crate::LshIndex) holds at most 2³¹ − 1 signatures.
@@ -84,20 +83,21 @@ const EMPTY_DOCUMENT: &str = "empty document";
 /// tokens becomes `None` unless the policy is [`EmptyDocuments::Error`];
 /// every other failure is returned with the document's id and position (the
 /// first one in input order, whatever the thread schedule).
-pub(crate) fn fingerprint_all<S, Sig, F>(
+pub(crate) fn fingerprint_all<S, F>(
     ids: &[u64],
     texts: &[S],
     empty: EmptyDocuments,
-    fp: F,
-) -> Result<Vec<Option<Sig>>>
+    fp: &F,
+) -> Result<Vec<Option<F::Output>>>
 where
     S: AsRef<str> + Sync,
-    Sig: Send,
-    F: Fn(&str, &mut String) -> Result<Sig> + Sync + Send,
+    F: FingerprintBatch + Sync,
+    F::Output: Send,
 {
-    let results = map_range(0..texts.len(), String::new, |i, buf| {
-        fp(texts[i].as_ref(), buf)
-    });
+    #[cfg(feature = "parallel")]
+    let results = fp.par_fingerprint(texts);
+    #[cfg(not(feature = "parallel"))]
+    let results = fp.fingerprint_batch(texts);
     let mut sigs = Vec::with_capacity(results.len());
     for (pos, r) in results.into_iter().enumerate() {
         match r {

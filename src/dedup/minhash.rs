@@ -254,9 +254,7 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
         // Configuration errors hold for every document: report them as such.
         self.fp.canonicalizer().check()?;
         self.fp.tokenizer().validate()?;
-        let sigs = engine::fingerprint_all(ids, texts, self.empty, |text, buf: &mut String| {
-            self.fp.fingerprint_with_buffer(text, buf)
-        })?;
+        let sigs = engine::fingerprint_all(ids, texts, self.empty, &self.fp)?;
         let mut index = LshCandidateIndex::<H>::with_bands_rows(banding.bands, banding.rows)?;
         engine::index_all(&mut index, &sigs)?;
         let present: Vec<bool> = sigs.iter().map(Option::is_some).collect();

@@ -2,7 +2,6 @@
 //! verification by Hamming distance.
 
 use alloc::format;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::engine;
@@ -183,9 +182,7 @@ impl<T: Tokenizer> SimHashDedup<T> {
         self.check()?;
         self.fp.canonicalizer().check()?;
         self.fp.tokenizer().validate()?;
-        let sigs = engine::fingerprint_all(ids, texts, self.empty, |text, buf: &mut String| {
-            self.fp.fingerprint_with_buffer(text, buf)
-        })?;
+        let sigs = engine::fingerprint_all(ids, texts, self.empty, &self.fp)?;
         engine::index_all(&mut index, &sigs)?;
         let present: Vec<bool> = sigs.iter().map(Option::is_some).collect();
         let verifier = HammingVerifier {

@@ -4,6 +4,7 @@ use super::{ALGORITHM_CONFIG, TlshFingerprint, TlshStreaming};
 use crate::canonical::Canonicalizer;
 use crate::classical::{Fingerprinter, StreamingFingerprinter};
 use crate::{Error, Result};
+use alloc::string::String;
 
 /// TLSH 128/1 of canonicalized text (or of raw bytes with
 /// [`Self::sketch_bytes`]).
@@ -58,6 +59,24 @@ impl TlshFingerprinter {
         s.finalize()
     }
 
+    /// [`Fingerprinter::fingerprint`] canonicalizing into `buf` (its
+    /// contents are replaced) instead of a fresh string.
+    ///
+    /// # Errors
+    /// As [`Fingerprinter::fingerprint`].
+    pub fn fingerprint_with_buffer(
+        &self,
+        input: &str,
+        buf: &mut String,
+    ) -> Result<TlshFingerprint> {
+        self.canon.check()?;
+        if input.is_empty() {
+            return Err(Error::InvalidInput("empty document".into()));
+        }
+        self.canon.canonicalize_into(input, buf);
+        self.sketch_bytes(buf.as_bytes())
+    }
+
     /// A [`TlshStreaming`] (raw bytes, no canonicalization): its digest
     /// equals [`Self::sketch_bytes`] of everything fed.
     pub fn streaming_bytes(&self) -> TlshStreaming {
@@ -84,10 +103,6 @@ impl Fingerprinter for TlshFingerprinter {
     /// length error), the canonicalizer's configuration errors, then those of
     /// [`Self::sketch_bytes`] on the canonical bytes.
     fn fingerprint(&self, input: &str) -> Result<TlshFingerprint> {
-        self.canon.check()?;
-        if input.is_empty() {
-            return Err(Error::InvalidInput("empty document".into()));
-        }
-        self.sketch_bytes(self.canon.canonicalize(input).as_bytes())
+        self.fingerprint_with_buffer(input, &mut String::new())
     }
 }
