@@ -17,9 +17,9 @@ pub(super) use data::UNICODE_VERSION;
 /// `caseless`. The ranges are proven by `no_fold_outside_may_fold`, which
 /// checks every code point against `caseless`.
 #[inline]
-fn may_fold(c: char) -> bool {
+const fn may_fold(u: u32) -> bool {
     !matches!(
-        c as u32,
+        u,
         // Hebrew, Arabic, Syriac, Thaana, N'Ko, Indic, Thai, Lao, Tibetan, Myanmar.
         0x0590..=0x109F
             // CJK punctuation, kana, Bopomofo, Hangul compatibility jamo,
@@ -85,20 +85,23 @@ const FOLDS_1000: [u64; 64] = {
 };
 
 #[inline]
-fn bit(table: &[u64], u: u32) -> bool {
-    table
-        .get((u / 64) as usize)
-        .is_some_and(|w| w >> (u % 64) & 1 != 0)
+const fn bit(table: &[u64], u: u32) -> bool {
+    let i = (u / 64) as usize;
+    i < table.len() && table[i] >> (u % 64) & 1 != 0
 }
 
 /// Whether `c` may have a folding (exact below U+2000, a range filter above).
 #[inline]
 pub(super) fn has_folding(c: char) -> bool {
-    let u = c as u32;
+    has_folding_u32(c as u32)
+}
+
+/// [`has_folding`] of the code point `u`, usable in constants.
+pub(super) const fn has_folding_u32(u: u32) -> bool {
     match u {
         0..0x600 => bit(&FOLDS_0000, u),
         0x1000..0x2000 => bit(&FOLDS_1000, u - 0x1000),
-        _ => may_fold(c),
+        _ => may_fold(u),
     }
 }
 
@@ -137,7 +140,7 @@ mod tests {
     #[test]
     fn no_fold_outside_may_fold() {
         for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
-            if !may_fold(c) {
+            if !may_fold(c as u32) {
                 let folded = caseless::default_case_fold_str(c.encode_utf8(&mut [0; 4]));
                 assert_eq!(
                     folded,

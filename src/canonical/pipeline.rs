@@ -23,10 +23,11 @@
 //!   a piece of normalized text that starts at a safe code point, hence
 //!   normalized (nothing to do). A unit in which folding changed something
 //!   is quick-checked and re-normalized only if the check is not `Yes`;
-//! * runs of ASCII that are followed by ASCII are copied (lowercased when
-//!   folding) without any table lookup. The last ASCII character before a
-//!   non-ASCII one is kept back, because a combining mark after it composes
-//!   with it (`e` + U+0301 → `é`).
+//! * runs of *plain* code points (ASCII, and the safe letters of common
+//!   scripts that neither strip nor fold changes) are copied (ASCII
+//!   lowercased when folding) without any table lookup. The last code
+//!   point of a run is kept back, because a combining mark after it
+//!   composes with it (`e` + U+0301 → `é`).
 //!
 //! What keeps it fast on non-ASCII text: the letters of the common scripts
 //! are recognised as safe without the quick-check tables (`quick.rs`),
@@ -43,7 +44,7 @@ use alloc::string::String;
 use unicode_normalization::char::canonical_combining_class;
 
 use super::fold::{has_folding, push_folded};
-use super::quick::{Form, Nfc, Nfkc, head_is_safe, known_safe, quick_str};
+use super::quick::{Form, Nfc, Nfkc, head_is_safe, known_safe, plain_when_folding, quick_str};
 use super::strip::StripSet;
 use super::{CanonicalizerBuilder, CaseFold, Normalization};
 
@@ -125,18 +126,20 @@ impl Core {
         let mut pending: Option<Pending> = None;
         let mut i = 0;
         while i < bytes.len() {
-            let ascii = ascii_prefix_len(&bytes[i..]);
-            if ascii > 0 {
-                let end = i + ascii;
+            let (end, last) = self.plain_prefix(input, i);
+            if end > i {
                 if let Some(p) = pending.take() {
                     emit.flush(&input[..i], p);
                 }
-                if ascii > 1 {
-                    // Each of these is followed by ASCII: nothing can
-                    // compose with it, and its folding is plain ASCII.
-                    emit.ascii(&input[i..end - 1]);
+                if last > i {
+                    // Each of these is followed by a plain code point:
+                    // nothing can compose with it, and its folding is at
+                    // most ASCII lower-casing.
+                    emit.plain(&input[i..last]);
                 }
-                pending = Some(Pending::new(end - 1, 0, true));
+                // The last one is held back: a combining mark after it
+                // would compose with it.
+                pending = Some(Pending::new(last, 0, true));
                 i = end;
                 continue;
             }
@@ -172,6 +175,43 @@ impl Core {
             emit.flush(input, p);
         }
         emit.finish();
+    }
+}
+
+impl Core {
+    /// The run of *plain* code points at `input[i..]`: ASCII, or safe (see
+    /// [`known_safe`]), not stripped and without a folding. Returns the end
+    /// of the run and the start of its last code point (`i` twice if the
+    /// run is empty). Every plain code point is final in the output (after
+    /// ASCII lower-casing) unless a later code point composes with it, and
+    /// only a non-plain code point can.
+    #[inline]
+    fn plain_prefix(self, input: &str, mut i: usize) -> (usize, usize) {
+        let bytes = input.as_bytes();
+        let mut last = i;
+        while i < bytes.len() {
+            let ascii = ascii_prefix_len(&bytes[i..]);
+            if ascii > 0 {
+                i += ascii;
+                last = i - 1;
+                continue;
+            }
+            let Some(c) = input[i..].chars().next() else {
+                break;
+            };
+            let plain = if self.fold {
+                // Excludes every code point of both strip lists.
+                plain_when_folding(c)
+            } else {
+                known_safe(c) && !self.strip.contains(c)
+            };
+            if !plain {
+                break;
+            }
+            last = i;
+            i += c.len_utf8();
+        }
+        (i, last)
     }
 }
 
@@ -278,8 +318,9 @@ impl<F: Form> Emitter<'_, F> {
         }
     }
 
-    /// Appends ASCII text that is followed by ASCII (so already final).
-    fn ascii(&mut self, text: &str) {
+    /// Appends plain text (see [`Core::plain_prefix`]) that is followed by
+    /// a plain code point, so final after ASCII lower-casing.
+    fn plain(&mut self, text: &str) {
         if self.unit_dirty {
             let end = self.out.len();
             self.close_unit(end);
@@ -357,7 +398,8 @@ pub(super) fn ascii_prefix_len(bytes: &[u8]) -> usize {
     n + bytes[n..].iter().take_while(|b| b.is_ascii()).count()
 }
 
-/// Appends ASCII `text`, lowercased when folding.
+/// Appends `text`, its ASCII letters lowercased when folding (the only
+/// folding of ASCII and of the plain code points of [`Core::plain_prefix`]).
 #[inline]
 fn push_ascii(out: &mut String, text: &str, fold: bool) {
     let start = out.len();

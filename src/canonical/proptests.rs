@@ -358,7 +358,12 @@ fn every_code_point_matches_reference() {
     for b in &configs {
         let c = b.clone().build();
         for x in chars() {
-            for (pre, post) in [("", ""), ("A", "\u{0301}\u{0327}")] {
+            for (pre, post) in [
+                ("", ""),
+                ("A", "\u{0301}\u{0327}"),
+                // Between plain non-ASCII code points (the copied runs).
+                ("\u{4E2D}", "\u{0436}\u{0301}"),
+            ] {
                 s.clear();
                 s.push_str(pre);
                 s.push(x);

@@ -80,8 +80,48 @@ pub(super) fn quick_str<F: Form>(s: &str) -> bool {
 /// point of these ranges.
 #[inline]
 pub(super) fn known_safe(c: char) -> bool {
+    bmp_bit(&KNOWN_SAFE, c)
+}
+
+/// [`known_safe`] without stripped code points and without foldings: the
+/// code points that the default pipeline copies unchanged when a safe code
+/// point follows (see `Core::plain_prefix`).
+#[inline]
+pub(super) fn plain_when_folding(c: char) -> bool {
+    bmp_bit(&PLAIN_FOLDING, c)
+}
+
+/// Bit `u` of a bitmap over the BMP (false above it).
+#[inline(always)]
+fn bmp_bit(map: &[u64; 1024], c: char) -> bool {
+    let u = c as u32;
+    map.get((u / 64) as usize)
+        .is_some_and(|w| w >> (u % 64) & 1 != 0)
+}
+
+/// One bit per BMP code point, so the lookup costs one load instead of a
+/// chain of range compares (all ranges below are in the BMP).
+static KNOWN_SAFE: [u64; 1024] = bitmap(false);
+static PLAIN_FOLDING: [u64; 1024] = bitmap(true);
+
+const fn bitmap(plain: bool) -> [u64; 1024] {
+    let mut t = [0u64; 1024];
+    let mut u = 0u32;
+    while u < 0x10000 {
+        let keep = known_safe_u32(u)
+            && !(plain && (super::fold::has_folding_u32(u) || super::strip::is_format_u32(u)));
+        if keep {
+            t[(u / 64) as usize] |= 1 << (u % 64);
+        }
+        u += 1;
+    }
+    t
+}
+
+/// The definition of [`known_safe`].
+const fn known_safe_u32(u: u32) -> bool {
     matches!(
-        c as u32,
+        u,
         // Latin-1 letters, Latin extended A and B (parts), IPA.
         0x00C0..=0x0131
             | 0x014A..=0x017E
@@ -130,5 +170,18 @@ mod tests {
             }
         }
         assert!(n > 40_000, "{n}");
+    }
+
+    #[test]
+    fn bitmaps_match_definitions() {
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let u = c as u32;
+            assert_eq!(known_safe(c), known_safe_u32(u), "U+{u:04X}");
+            let plain = known_safe_u32(u)
+                && !super::super::fold::has_folding(c)
+                && !super::super::strip::is_format(c)
+                && !super::super::strip::is_bidi(c);
+            assert_eq!(plain_when_folding(c), plain, "U+{u:04X}");
+        }
     }
 }

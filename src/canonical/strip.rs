@@ -16,19 +16,24 @@ pub(super) fn is_bidi(c: char) -> bool {
 /// Invisible format characters. A superset of [`is_bidi`], so `strip_bidi`
 /// only changes anything when `strip_format` is off.
 pub(super) fn is_format(c: char) -> bool {
+    is_format_u32(c as u32)
+}
+
+/// [`is_format`] of the code point `u`, usable in constants.
+pub(super) const fn is_format_u32(u: u32) -> bool {
     matches!(
-        c,
-        '\u{061C}'
-            | '\u{180B}'..='\u{180F}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{FE00}'..='\u{FE0F}'
-            | '\u{FEFF}'
-            | '\u{E0001}'
-            | '\u{E0020}'..='\u{E007F}'
-            | '\u{E0100}'..='\u{E01EF}'
+        u,
+        0x061C
+            | 0x180B..=0x180F
+            | 0x200B..=0x200F
+            | 0x202A..=0x202E
+            | 0x2060..=0x2064
+            | 0x2066..=0x2069
+            | 0xFE00..=0xFE0F
+            | 0xFEFF
+            | 0xE0001
+            | 0xE0020..=0xE007F
+            | 0xE0100..=0xE01EF
     )
 }
 

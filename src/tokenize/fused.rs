@@ -14,8 +14,11 @@
 
 use alloc::string::String;
 
-use super::word::for_each_word;
+use super::word::{for_each_word, for_each_word_span};
 use super::{Builtin, StreamPlan, Tokenizer};
+
+mod window;
+use window::ByteWindow;
 
 /// Largest shingle size the fused path handles; larger ones take the
 /// generic path (which is just as correct, only slower).
@@ -41,6 +44,31 @@ where
         return word_shingles(k, text, f);
     }
     tok.for_each_token(text, &mut f);
+}
+
+/// [`for_each_token`] with each token as its UTF-8 bytes, for sketches that
+/// only hash them. The word-shingle path keeps its window in a byte buffer
+/// it may write past the current shingle ([`window`]), which is what makes
+/// it cheaper than building `&str` shingles.
+#[inline]
+pub(crate) fn for_each_token_bytes<T, F>(tok: &T, text: &str, mut f: F)
+where
+    T: Tokenizer + ?Sized,
+    F: FnMut(&[u8]),
+{
+    let b = text.as_bytes();
+    if tok.builtin() == Builtin::Words {
+        return for_each_word_span(text, |s, e| f(&b[s..e]));
+    }
+    if let StreamPlan::Shingle { k, inner } = tok.stream_plan()
+        && (1..=MAX_FUSED_K).contains(&k)
+        && inner.builtin() == Builtin::Words
+    {
+        let mut window = ByteWindow::new(k, b.len());
+        for_each_word_span(text, |s, e| window.push(b, s, e, &mut f));
+        return window.finish(f);
+    }
+    tok.for_each_token(text, &mut |t| f(t.as_bytes()));
 }
 
 /// k-shingles of UAX #29 words, joined by one space. The current window is
@@ -139,6 +167,9 @@ mod tests {
     fn fused<T: Tokenizer>(t: &T, s: &str) -> Vec<String> {
         let mut v = Vec::new();
         for_each_token(t, s, |x| v.push(x.to_string()));
+        let mut b = Vec::new();
+        for_each_token_bytes(t, s, |x| b.push(String::from_utf8(x.to_vec()).unwrap()));
+        assert_eq!(b, v, "byte tokens differ from str tokens");
         v
     }
 
@@ -172,6 +203,28 @@ mod tests {
             };
             assert_eq!(fused(&t, &s), generic(&t, &s), "k = {k}");
             assert_eq!(fused(&&t, &s), generic(&t, &s), "k = {k} via &T");
+        }
+    }
+
+    /// Long documents (the window buffer compacts) and words longer than
+    /// the fixed copy and than the whole buffer (it grows), near the end of
+    /// the text (exact copies) and far from it.
+    #[test]
+    fn window_compacts_and_grows() {
+        let mut s = String::new();
+        for i in 0..3000usize {
+            let len = [1, 7, 31, 32, 33, 64, 5000][i % 7] + i % 3;
+            s.push_str(&"xyz".repeat(len).as_str()[..len]);
+            s.push_str([" ", ", ", "\n", "  "][i % 4]);
+        }
+        for k in [1, 2, 5, 64] {
+            let t = ShingleTokenizer {
+                k,
+                inner: WordTokenizer,
+            };
+            assert_eq!(fused(&t, &s), generic(&t, &s), "k = {k}");
+            let short = &s[..40];
+            assert_eq!(fused(&t, short), generic(&t, short), "k = {k}");
         }
     }
 }

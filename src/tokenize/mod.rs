@@ -10,6 +10,7 @@ use alloc::string::String;
 
 use crate::Result;
 
+mod ascii_scan;
 mod ascii_words;
 #[cfg(feature = "cjk")]
 pub mod cjk;

@@ -5,6 +5,7 @@ use alloc::boxed::Box;
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::ascii_scan::for_each_ascii_word;
 use super::ascii_words::AsciiWords;
 use super::mixed_words;
 use super::{StreamPlan, TokenStream, Tokenizer};
@@ -61,23 +62,34 @@ impl Tokenizer for WordTokenizer {
     }
 }
 
-/// Words of `input`: ASCII stretches through [`AsciiWords`], the stretches
-/// around non-ASCII bytes through [`mixed_words`] (which hands what it does
-/// not model to `unicode-segmentation`). The stretches meet only at
-/// [`split_safe`] points (ASCII whitespace, then a non-whitespace ASCII
-/// byte), where UAX #29 always breaks and no rule looks across, so the
-/// concatenated result equals `unicode_words` on the whole text.
+/// Words of `input`: ASCII stretches through [`for_each_ascii_word`], the
+/// stretches around non-ASCII bytes through [`mixed_words`] (which hands
+/// what it does not model to `unicode-segmentation`). The stretches meet
+/// only at [`split_safe`] points (ASCII whitespace, then a non-whitespace
+/// ASCII byte), where UAX #29 always breaks and no rule looks across, so
+/// the concatenated result equals `unicode_words` on the whole text.
+#[inline]
 pub(crate) fn for_each_word<F: FnMut(&str)>(input: &str, mut f: F) {
+    for_each_word_span(input, |s, e| {
+        if let Some(w) = input.get(s..e) {
+            f(w);
+        }
+    });
+}
+
+/// [`for_each_word`] as byte ranges `start..end` of `input`.
+#[inline(always)]
+pub(crate) fn for_each_word_span<F: FnMut(usize, usize)>(input: &str, mut f: F) {
+    let b = input.as_bytes();
     if input.is_ascii() {
         // `str::is_ascii` checks a word at a time: the common case costs
         // one fast scan.
-        return AsciiWords::new(input).for_each(f);
+        return for_each_ascii_word(b, f);
     }
-    let b = input.as_bytes();
     let mut pos = 0;
     while pos < b.len() {
         let Some(off) = first_non_ascii(&b[pos..]) else {
-            AsciiWords::new(&input[pos..]).for_each(&mut f);
+            for_each_ascii_word(&b[pos..], |s, e| f(pos + s, pos + e));
             return;
         };
         let first_non_ascii = pos + off;
@@ -87,7 +99,7 @@ pub(crate) fn for_each_word<F: FnMut(&str)>(input: &str, mut f: F) {
             cut -= 1;
         }
         if cut > pos {
-            AsciiWords::new(&input[pos..cut]).for_each(&mut f);
+            for_each_ascii_word(&b[pos..cut], |s, e| f(pos + s, pos + e));
         }
         // ...and forward to the first split point after it.
         let mut end = first_non_ascii + 1;
@@ -95,8 +107,14 @@ pub(crate) fn for_each_word<F: FnMut(&str)>(input: &str, mut f: F) {
             end += 1;
         }
         // `cut` and `end` sit before ASCII bytes (or at the ends): char
-        // boundaries, and split points of the whole text.
-        mixed_words::for_each_word(&input[cut..end], &mut f);
+        // boundaries, and split points of the whole text. The words are
+        // slices of `input[cut..end]`: their offsets come from the pointers.
+        let stretch = &input[cut..end];
+        let origin = stretch.as_ptr() as usize;
+        mixed_words::for_each_word(stretch, &mut |w: &str| {
+            let s = cut + (w.as_ptr() as usize).wrapping_sub(origin);
+            f(s, s + w.len());
+        });
         pos = end;
     }
 }

@@ -140,7 +140,7 @@ impl<T: Tokenizer, const H: usize> MinHashFingerprinter<T, H> {
         }
         self.canon.canonicalize_into(input, buf);
         let mut sketch = self.sketch();
-        crate::tokenize::fused::for_each_token(&self.tok, buf, |t| sketch.push(t));
+        crate::tokenize::fused::for_each_token_bytes(&self.tok, buf, |t| sketch.push_bytes(t));
         sketch.finish()
     }
 
@@ -257,6 +257,17 @@ impl<const H: usize> MinHashSketch<H> {
         }
     }
 
+    /// [`TokenSketch::push`] of a token given as its UTF-8 bytes.
+    #[inline(always)]
+    pub(crate) fn push_bytes(&mut self, token: &[u8]) {
+        self.any = true;
+        self.pending[self.npending] = self.family.hash128(token, self.seed);
+        self.npending += 1;
+        if self.npending == BATCH {
+            self.flush();
+        }
+    }
+
     fn flush(&mut self) {
         self.kernel
             .update_batch(&mut self.slots, &self.pending[..self.npending]);
@@ -269,12 +280,7 @@ impl<const H: usize> TokenSketch for MinHashSketch<H> {
 
     #[inline]
     fn push(&mut self, token: &str) {
-        self.any = true;
-        self.pending[self.npending] = self.family.hash128(token.as_bytes(), self.seed);
-        self.npending += 1;
-        if self.npending == BATCH {
-            self.flush();
-        }
+        self.push_bytes(token.as_bytes());
     }
 
     fn finish(mut self) -> Result<MinHashSig<H>> {

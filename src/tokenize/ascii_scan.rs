@@ -1,0 +1,269 @@
+//! UAX #29 word spans over ASCII text from per-block bit masks.
+//!
+//! [`AsciiWords`](super::ascii_words::AsciiWords) finds each word with a
+//! short loop and a table lookup per mid character. This module computes,
+//! for each 64-byte block, one bit mask per character class (letters,
+//! digits, `_`, the two kinds of mid characters), applies the mid rules to
+//! whole masks with shifts (a mid character joins when both neighbours are
+//! letters, or both digits), and then walks word starts and ends with
+//! `trailing_zeros`: a handful of branch-free operations per block and two
+//! bit scans per word, however the word lengths vary.
+//!
+//! The masks come from [`class_masks_scalar`] (the definition, one table
+//! lookup per byte) or, on x86_64, from SSE2 compares 16 bytes at a time;
+//! the tests hold the two to each other and the spans to `unicode_words`.
+
+use super::ascii_words::{ALNUM, CLASS, DIGIT, LETTER, MID_DIGITS, MID_LETTERS, WORD};
+
+/// Bit `j` of each field describes byte `j` of a block of at most 64 bytes
+/// (bits past the end of the block are clear).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Masks {
+    /// Letters, digits and `_`.
+    word: u64,
+    letter: u64,
+    digit: u64,
+    /// `:` `.` `'`.
+    mid_letters: u64,
+    /// `,` `;` `.` `'`.
+    mid_digits: u64,
+}
+
+/// The definition: one lookup in the class table per byte.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))] // tests only there
+fn class_masks_scalar(b: &[u8]) -> Masks {
+    debug_assert!(b.len() <= 64);
+    let mut m = Masks::default();
+    for (j, &x) in b.iter().enumerate() {
+        let c = CLASS[x as usize];
+        let bit = |flag: u8| u64::from(c & flag != 0) << j;
+        m.word |= bit(WORD);
+        m.letter |= bit(LETTER);
+        m.digit |= bit(DIGIT);
+        m.mid_letters |= bit(MID_LETTERS);
+        m.mid_digits |= bit(MID_DIGITS);
+    }
+    m
+}
+
+/// [`class_masks_scalar`] of a block of at most 64 bytes.
+#[inline(always)]
+fn class_masks(b: &[u8]) -> Masks {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Ok(full) = <&[u8; 64]>::try_from(b) {
+            return class_masks_sse2_64(full);
+        }
+        // The last, partial block: zero bytes have no class.
+        let mut padded = [0u8; 64];
+        padded[..b.len()].copy_from_slice(b);
+        class_masks_sse2_64(&padded)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    class_masks_scalar(b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn class_masks_sse2_64(b: &[u8; 64]) -> Masks {
+    // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
+    unsafe { class_masks_sse2(b) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn class_masks_sse2(b: &[u8; 64]) -> Masks {
+    use core::arch::x86_64::*;
+    // Unsigned `v - base < n` as a signed compare after moving `base` to
+    // -128 (SSE2 has no unsigned byte compare). Bytes >= 0x80 never land in
+    // the range of an ASCII class.
+    let in_range = |v: __m128i, base: u8, n: u8| {
+        let shifted = _mm_add_epi8(v, _mm_set1_epi8(0x80u8.wrapping_sub(base) as i8));
+        _mm_cmplt_epi8(shifted, _mm_set1_epi8(0x80u8.wrapping_add(n) as i8))
+    };
+    let eq = |v: __m128i, c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+    let bits = |v: __m128i| u64::from(_mm_movemask_epi8(v) as u16);
+    let mut m = Masks::default();
+    for (i, c) in b.chunks_exact(16).enumerate() {
+        // SAFETY: `c` is exactly 16 readable bytes; loadu has no alignment
+        // requirement.
+        let x = unsafe { _mm_loadu_si128(c.as_ptr().cast()) };
+        // `| 0x20` lower-cases ASCII letters and moves no other byte into a..z.
+        let letter = in_range(_mm_or_si128(x, _mm_set1_epi8(0x20)), b'a', 26);
+        let digit = in_range(x, b'0', 10);
+        let word = _mm_or_si128(_mm_or_si128(letter, digit), eq(x, b'_'));
+        let both = _mm_or_si128(eq(x, b'.'), eq(x, b'\''));
+        let ml = _mm_or_si128(both, eq(x, b':'));
+        let md = _mm_or_si128(both, _mm_or_si128(eq(x, b','), eq(x, b';')));
+        let s = 16 * i;
+        m.word |= bits(word) << s;
+        m.letter |= bits(letter) << s;
+        m.digit |= bits(digit) << s;
+        m.mid_letters |= bits(ml) << s;
+        m.mid_digits |= bits(md) << s;
+    }
+    m
+}
+
+/// Calls `f(start, end)` for the byte range of every UAX #29 word of the
+/// ASCII text `s`, in order (the words of `unicode_words`, which drops
+/// segments without a letter or digit).
+#[inline(always)]
+pub(crate) fn for_each_ascii_word<F: FnMut(usize, usize)>(s: &[u8], mut f: F) {
+    debug_assert!(s.is_ascii());
+    let n = s.len();
+    if n == 0 {
+        return;
+    }
+    let mut cur = class_masks(&s[..n.min(64)]);
+    // Bit 63 of the previous block's letter / digit / joined masks.
+    let (mut prev_l, mut prev_d, mut prev_j) = (0u64, 0u64, 0u64);
+    // Start of a word that runs past the end of the previous block.
+    let mut open: Option<usize> = None;
+    let mut base = 0;
+    while base < n {
+        let next_base = base + 64;
+        let next = if next_base < n {
+            class_masks(&s[next_base..n.min(next_base + 64)])
+        } else {
+            Masks::default()
+        };
+        // Bit j: the byte before / after byte j is a letter (digit).
+        let l_before = (cur.letter << 1) | prev_l;
+        let l_after = (cur.letter >> 1) | (next.letter << 63);
+        let d_before = (cur.digit << 1) | prev_d;
+        let d_after = (cur.digit >> 1) | (next.digit << 63);
+        let joined = cur.word
+            | (cur.mid_letters & l_before & l_after)
+            | (cur.mid_digits & d_before & d_after);
+        let before = (joined << 1) | prev_j;
+        let mut starts = joined & !before;
+        // The first byte after each word; bits past the end of the text are
+        // clear in `joined`, so a word ending there ends inside the block
+        // unless the block is full.
+        let mut ends = !joined & before;
+        if let Some(ws) = open
+            && ends != 0
+        {
+            let e = base + ends.trailing_zeros() as usize;
+            ends &= ends - 1;
+            emit(s, ws, e, &mut f);
+            open = None;
+        }
+        while starts != 0 {
+            let ws = base + starts.trailing_zeros() as usize;
+            starts &= starts - 1;
+            if ends == 0 {
+                open = Some(ws);
+                break;
+            }
+            let e = base + ends.trailing_zeros() as usize;
+            ends &= ends - 1;
+            emit(s, ws, e, &mut f);
+        }
+        prev_l = cur.letter >> 63;
+        prev_d = cur.digit >> 63;
+        prev_j = joined >> 63;
+        cur = next;
+        base = next_base;
+    }
+    if let Some(ws) = open {
+        emit(s, ws, n, &mut f);
+    }
+}
+
+/// Hands out the joined run `s[start..end]` if it is a word. A run starts
+/// with a letter, digit or `_` (a mid character joins only between two
+/// letters or digits), so only a run starting with `_` can lack a letter
+/// or digit.
+#[inline(always)]
+fn emit<F: FnMut(usize, usize)>(s: &[u8], start: usize, end: usize, f: &mut F) {
+    if s[start] == b'_'
+        && !s[start..end]
+            .iter()
+            .any(|&x| CLASS[x as usize] & ALNUM != 0)
+    {
+        return;
+    }
+    f(start, end);
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use alloc::vec::Vec;
+
+    use proptest::prelude::*;
+    use unicode_segmentation::UnicodeSegmentation;
+
+    use super::*;
+
+    fn spans(s: &str) -> Vec<&str> {
+        let mut v = Vec::new();
+        for_each_ascii_word(s.as_bytes(), |a, b| v.push(&s[a..b]));
+        v
+    }
+
+    fn reference(s: &str) -> Vec<&str> {
+        s.unicode_words().collect()
+    }
+
+    #[test]
+    fn examples() {
+        let long = "ab".repeat(40) + " x" + &"_".repeat(70) + " 1" + &"9".repeat(63);
+        for s in [
+            "don't go!",
+            "v1.2 RC3 3.14 1,000,000",
+            "hello_world foo-bar e-mail a.b.c U.S.A.",
+            "a:b a::b 1:2 1;2 a;b 1.a a.1 'x' x' _ __a_ a_1 1_a ___",
+            "",
+            "   ",
+            "a",
+            "_",
+            "a..b 1..2 1,,2 .5 5. a' 'a",
+            long.as_str(),
+        ] {
+            assert_eq!(spans(s), reference(s), "{s:?}");
+        }
+    }
+
+    /// Mid characters and word ends at every offset around block edges.
+    #[test]
+    fn block_edges() {
+        for pad in 55..75 {
+            for tail in ["a.b", "1,2", "a'b c", "ab", "__", "_a", "a:", "1.", "x y"] {
+                let s = " ".repeat(pad) + tail;
+                assert_eq!(spans(&s), reference(&s), "{s:?}");
+                let s = "q".repeat(pad) + tail;
+                assert_eq!(spans(&s), reference(&s), "{s:?}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn sse2_masks_equal_scalar(b in proptest::collection::vec(0u8..=255, 0..=64)) {
+            prop_assert_eq!(class_masks(&b), class_masks_scalar(&b));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        #[test]
+        fn equals_unicode_words(s in "[a-cA-C0-2_:.',;\" \t\r\n!@#$%&*()=+/?<>\\-]{0,200}") {
+            prop_assert_eq!(spans(&s), reference(&s));
+        }
+
+        #[test]
+        fn equals_unicode_words_on_long_text(s in "([a-z0-9_]{0,12}[ .,:';_\n-]{0,3}){0,60}") {
+            prop_assert_eq!(spans(&s), reference(&s));
+        }
+
+        #[test]
+        fn equals_unicode_words_on_any_ascii(s in proptest::collection::vec(0u8..128, 0..300)) {
+            let s = alloc::string::String::from_utf8(s).unwrap();
+            prop_assert_eq!(spans(&s), reference(&s));
+        }
+    }
+}
