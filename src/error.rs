@@ -94,6 +94,26 @@ pub enum Error {
         /// on the attempts made when retries ran out.
         message: String,
     },
+    /// A global fingerprint store was written with hash parameters that
+    /// differ from the configuration it is opened with (`store`). Mixing
+    /// them would silently compare incomparable fingerprints, so the store
+    /// refuses to open. Displays as
+    /// `store parameter mismatch: minhash_ngram is 5 in the store, 3 in the config`.
+    #[cfg(feature = "store")]
+    StoreParamsMismatch {
+        /// The configuration key that differs (e.g. `"minhash_ngram"`).
+        field: String,
+        /// The value the store was created with.
+        stored: String,
+        /// The value of the configuration being opened.
+        configured: String,
+    },
+    /// The global fingerprint store's backend failed: the embedded
+    /// database (including "already open in another process") or the
+    /// Redis connection, or too many conflicting concurrent writers
+    /// (`store`).
+    #[cfg(feature = "store")]
+    Store(String),
 }
 
 impl fmt::Display for Error {
@@ -135,6 +155,17 @@ impl fmt::Display for Error {
                 status,
                 message,
             } => write!(f, "http error: {provider} returned {status}: {message}"),
+            #[cfg(feature = "store")]
+            Error::StoreParamsMismatch {
+                field,
+                stored,
+                configured,
+            } => write!(
+                f,
+                "store parameter mismatch: {field} is {stored} in the store, {configured} in the config"
+            ),
+            #[cfg(feature = "store")]
+            Error::Store(m) => write!(f, "store error: {m}"),
         }
     }
 }

@@ -43,6 +43,8 @@ pub mod lsh;
 pub mod markup;
 #[cfg(feature = "semantic-core")]
 pub mod semantic;
+#[cfg(feature = "store")]
+pub mod store;
 mod stream;
 pub mod tokenize;
 
@@ -126,6 +128,10 @@ pub use markup::{
 };
 #[cfg(feature = "pdf")]
 pub use markup::{PdfOptions, pdf_to_text, pdf_to_text_with};
+#[cfg(feature = "store")]
+pub use store::{
+    DecisionRecord, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument, StoreMetrics,
+};
 
 /// This crate's version (`CARGO_PKG_VERSION`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

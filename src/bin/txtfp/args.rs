@@ -1,0 +1,186 @@
+//! Command-line arguments (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Text fingerprints and near-duplicate removal (MinHash, SimHash, TLSH).
+///
+/// Exit codes: 0 success (skipped bad records included), 1 error,
+/// 2 usage error.
+#[derive(Debug, Parser)]
+#[command(name = "txtfp", version, about, long_about = None)]
+pub struct Cli {
+    /// Worker threads for fingerprinting (default: one per core).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(usize))]
+    pub threads: Option<usize>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the signature of each input (files, or stdin for none or `-`).
+    Fingerprint(FingerprintArgs),
+    /// Compare two inputs: MinHash Jaccard, SimHash Hamming, TLSH distance.
+    Compare(CompareArgs),
+    /// Remove near-duplicates from a JSONL file, a folder of text files
+    /// (one document per file) or a Parquet file (feature `parquet`).
+    Dedup(DedupArgs),
+    /// The global fingerprint store: ingest, query, metrics (feature `store`).
+    #[cfg(feature = "store")]
+    #[command(subcommand)]
+    Store(crate::store::StoreCommand),
+}
+
+/// Which signature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Algo {
+    /// MinHash, 128 slots, over word k-shingles (Jaccard).
+    Minhash,
+    /// 64-bit SimHash over words or word k-shingles (Hamming).
+    Simhash,
+    /// TLSH 128/1 of the canonical text (at least 50 bytes).
+    Tlsh,
+}
+
+/// The deduplication methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DedupAlgo {
+    /// MinHash + banded LSH, pairs verified against `--threshold`.
+    Minhash,
+    /// SimHash, pairs within `--max-hamming` bits.
+    Simhash,
+}
+
+/// How `fingerprint` prints signatures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One JSON object per input (signature in hex).
+    Json,
+    /// `SIGNATURE<TAB>NAME` lines, signature in lower-case hex.
+    Hex,
+    /// `SIGNATURE<TAB>NAME` lines, signature in RFC 4648 base32.
+    Base32,
+}
+
+/// Tokenization options shared by the subcommands.
+#[derive(Clone, Debug, Args)]
+pub struct TokenArgs {
+    /// Word shingle size: 5 for MinHash and 1 (single words) for SimHash
+    /// when not given.
+    #[arg(short = 'k', long = "shingle", value_name = "K")]
+    pub shingle: Option<usize>,
+}
+
+impl TokenArgs {
+    /// The shingle size for `algo`.
+    pub fn k_for(&self, minhash: bool) -> usize {
+        self.shingle.unwrap_or(if minhash { 5 } else { 1 })
+    }
+}
+
+/// `txtfp fingerprint`.
+#[derive(Debug, Args)]
+pub struct FingerprintArgs {
+    /// Text files; none or `-` reads stdin.
+    pub files: Vec<PathBuf>,
+    /// Signature type.
+    #[arg(long, value_enum, default_value_t = Algo::Minhash)]
+    pub algo: Algo,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+    /// Inputs are JSONL: print one signature per record, of its text column.
+    #[arg(long)]
+    pub jsonl: bool,
+    /// With `--jsonl`: the column holding the text.
+    #[arg(long, default_value = "text", value_name = "NAME")]
+    pub text_column: String,
+    /// With `--jsonl`: the column holding the id (the line number when absent).
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    pub id_column: String,
+    /// With `--jsonl`: stop at the first bad record instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+    #[command(flatten)]
+    pub tokens: TokenArgs,
+}
+
+/// `txtfp compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// First input (a file, or `-` for stdin).
+    pub a: PathBuf,
+    /// Second input (a file, or `-` for stdin).
+    pub b: PathBuf,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub tokens: TokenArgs,
+}
+
+/// What a deduplication run does with documents that have no token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Empty {
+    /// Keep them, compared with nothing.
+    Keep,
+    /// Drop them.
+    Drop,
+}
+
+/// `txtfp dedup`.
+#[derive(Debug, Args)]
+pub struct DedupArgs {
+    /// A `.jsonl` file (`-` for stdin), a folder of text files, or a
+    /// `.parquet` file.
+    pub input: PathBuf,
+    /// Method.
+    #[arg(long, value_enum, default_value_t = DedupAlgo::Minhash)]
+    pub algo: DedupAlgo,
+    /// MinHash: pairs with Jaccard at or above this are duplicates.
+    #[arg(long, default_value_t = 0.8, value_name = "J")]
+    pub threshold: f32,
+    /// SimHash: pairs at this Hamming distance or less are duplicates (0 to 7).
+    #[arg(long, default_value_t = 3, value_name = "BITS")]
+    pub max_hamming: u32,
+    /// MinHash: verify candidates by the signatures' estimated Jaccard
+    /// instead of the exact Jaccard of the token sets (faster, about 0.97
+    /// precision and recall).
+    #[arg(long)]
+    pub estimated: bool,
+    /// Column (JSONL key or Parquet field) holding the text.
+    #[arg(long, default_value = "text", value_name = "NAME")]
+    pub text_column: String,
+    /// Column holding the id; when a record has none, its line (row) number.
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    pub id_column: String,
+    /// Documents without a single token.
+    #[arg(long, value_enum, default_value_t = Empty::Keep)]
+    pub empty: Empty,
+    /// Write kept.jsonl, clusters.jsonl and report.json into this folder.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Where the kept records go (default: DIR/kept.jsonl with --output,
+    /// else stdout).
+    #[arg(long, value_name = "FILE")]
+    pub kept: Option<PathBuf>,
+    /// Where the clusters go (JSONL; default DIR/clusters.jsonl).
+    #[arg(long, value_name = "FILE")]
+    pub clusters: Option<PathBuf>,
+    /// Where the JSON report goes (default DIR/report.json).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Stop at the first bad record (malformed JSON, missing text column,
+    /// invalid UTF-8, unreadable file) instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+    /// No progress bar and no summary on stderr (warnings still show).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub tokens: TokenArgs,
+}

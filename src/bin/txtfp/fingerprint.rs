@@ -1,0 +1,204 @@
+//! `txtfp fingerprint`: one signature per input file (or per JSONL record).
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use txtfp::{
+    Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
+    TextEncoding, TextForm, TlshFingerprinter, WordTokenizer,
+};
+
+use crate::args::{Algo, FingerprintArgs, Format};
+use crate::dedup::check_k;
+use crate::error::{CliError, CliResult};
+use crate::input::{Source, display_name, read_all};
+use crate::jsonl::Columns;
+
+/// A configured fingerprinter that returns signatures as text.
+pub enum Signer {
+    MinHash(MinHashFingerprinter<ShingleTokenizer<WordTokenizer>, 128>),
+    SimHashWords(SimHashFingerprinter<WordTokenizer>),
+    SimHashShingles(SimHashFingerprinter<ShingleTokenizer<WordTokenizer>>),
+    Tlsh(TlshFingerprinter),
+}
+
+impl Signer {
+    /// The library's defaults for `algo`, with word `k`-shingles.
+    pub fn new(algo: Algo, k: usize) -> CliResult<Signer> {
+        check_k(k)?;
+        let canon = Canonicalizer::default();
+        let shingles = ShingleTokenizer {
+            k,
+            inner: WordTokenizer,
+        };
+        Ok(match algo {
+            Algo::Minhash => Signer::MinHash(MinHashFingerprinter::new(canon, shingles)),
+            Algo::Simhash if k == 1 => {
+                Signer::SimHashWords(SimHashFingerprinter::new(canon, WordTokenizer))
+            }
+            Algo::Simhash => Signer::SimHashShingles(SimHashFingerprinter::new(canon, shingles)),
+            Algo::Tlsh => Signer::Tlsh(TlshFingerprinter::new(canon)),
+        })
+    }
+
+    /// The signature of `text` in `enc` (TLSH: always its `T1` hex digest).
+    pub fn sign(&self, text: &str, enc: TextEncoding) -> txtfp::Result<String> {
+        Ok(match self {
+            Signer::MinHash(f) => f.fingerprint(text)?.to_text(enc),
+            Signer::SimHashWords(f) => f.fingerprint(text)?.to_text(enc),
+            Signer::SimHashShingles(f) => f.fingerprint(text)?.to_text(enc),
+            Signer::Tlsh(f) => f.fingerprint(text)?.into_string(),
+        })
+    }
+}
+
+fn algo_name(a: Algo) -> &'static str {
+    match a {
+        Algo::Minhash => "minhash",
+        Algo::Simhash => "simhash",
+        Algo::Tlsh => "tlsh",
+    }
+}
+
+/// Runs `txtfp fingerprint`.
+pub fn run(a: &FingerprintArgs) -> CliResult {
+    let enc = match a.format {
+        Format::Base32 if a.algo == Algo::Tlsh => {
+            return Err(CliError::Usage(
+                "--format base32: TLSH digests have one text form, hex (`T1...`)".into(),
+            ));
+        }
+        Format::Base32 => TextEncoding::Base32,
+        Format::Json | Format::Hex => TextEncoding::Hex,
+    };
+    let k = a.tokens.k_for(a.algo == Algo::Minhash);
+    let signer = Signer::new(a.algo, k)?;
+    let stdin = [PathBuf::from("-")];
+    let files: &[PathBuf] = if a.files.is_empty() { &stdin } else { &a.files };
+    if files.iter().filter(|f| f.as_os_str() == "-").count() > 1 {
+        return Err(CliError::Usage("stdin (`-`) can be read only once".into()));
+    }
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut failures = 0usize;
+    for path in files {
+        let result = if a.jsonl {
+            jsonl_file(path, a, &signer, enc, k, &mut out)
+        } else {
+            text_file(path, a, &signer, enc, k, &mut out)
+        };
+        match result {
+            Ok(f) => failures += f,
+            Err(e @ CliError::Failed(_)) if !a.strict => {
+                eprintln!("txtfp: {e}");
+                failures += 1;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    out.flush().map_err(|e| CliError::write("<stdout>", e))?;
+    if failures > 0 {
+        return Err(CliError::Failed(format!(
+            "{failures} input(s) could not be fingerprinted (see above)"
+        )));
+    }
+    Ok(())
+}
+
+fn emit(
+    out: &mut impl Write,
+    a: &FingerprintArgs,
+    k: usize,
+    name_json: &str,
+    extra: &str,
+    sig: &str,
+) -> CliResult {
+    let r = match a.format {
+        Format::Json => writeln!(
+            out,
+            "{{\"{}\":{name_json}{extra},\"algo\":\"{}\",\"shingle\":{},\"signature\":\"{sig}\"}}",
+            if a.jsonl { "id" } else { "name" },
+            algo_name(a.algo),
+            if a.algo == Algo::Tlsh { 0 } else { k },
+        ),
+        Format::Hex | Format::Base32 => {
+            // Plain names print as they are; JSON ids keep their quotes.
+            let shown: String = if a.jsonl {
+                name_json.to_string()
+            } else {
+                serde_json::from_str::<String>(name_json).unwrap_or_default()
+            };
+            writeln!(out, "{sig}\t{shown}")
+        }
+    };
+    r.map_err(|e| CliError::write("<stdout>", e))
+}
+
+/// One file (or stdin) as one document.
+fn text_file(
+    path: &Path,
+    a: &FingerprintArgs,
+    signer: &Signer,
+    enc: TextEncoding,
+    k: usize,
+    out: &mut impl Write,
+) -> CliResult<usize> {
+    let name = display_name(path);
+    let bytes = read_all(path)?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        CliError::Failed(format!(
+            "{name}: invalid UTF-8 at byte {}",
+            e.valid_up_to() + 1
+        ))
+    })?;
+    let sig = signer
+        .sign(text, enc)
+        .map_err(|e| CliError::Failed(format!("{name}: {e}")))?;
+    let name_json = serde_json::to_string(&name).unwrap_or_default();
+    let extra = format!(",\"bytes\":{}", bytes.len());
+    emit(out, a, k, &name_json, &extra, &sig)?;
+    Ok(0)
+}
+
+/// One signature per record of a JSONL file; bad records are reported
+/// (with `--strict`, the first one stops the run). Returns the number of
+/// records that failed.
+fn jsonl_file(
+    path: &Path,
+    a: &FingerprintArgs,
+    signer: &Signer,
+    enc: TextEncoding,
+    k: usize,
+    out: &mut impl Write,
+) -> CliResult<usize> {
+    let cols = Columns {
+        text: &a.text_column,
+        id: &a.id_column,
+        extra: None,
+    };
+    let name = display_name(path);
+    let source = Source::Jsonl {
+        name: name.clone(),
+        buf: read_all(path)?,
+    };
+    let (docs, skipped) = source.docs(cols, a.strict)?;
+    for s in &skipped {
+        eprintln!("txtfp: skipped {s}");
+    }
+    let sigs: Vec<txtfp::Result<String>> =
+        docs.par_iter().map(|d| signer.sign(&d.text, enc)).collect();
+    let mut failed = skipped.len();
+    for (d, sig) in docs.iter().zip(sigs) {
+        match sig {
+            Ok(sig) => emit(out, a, k, &d.id, "", &sig)?,
+            Err(e) if a.strict => {
+                return Err(CliError::Failed(format!("{name}: id {}: {e}", d.id)));
+            }
+            Err(e) => {
+                eprintln!("txtfp: {name}: id {}: {e}", d.id);
+                failed += 1;
+            }
+        }
+    }
+    Ok(failed)
+}

@@ -1,0 +1,234 @@
+//! [`GlobalFingerprintStore::ingest`] and
+//! [`GlobalFingerprintStore::ingest_batch`]: fingerprint, decide, record.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::decision::Incoming;
+use super::fingerprints::{Lookup, Prepared, hex, signature_hex};
+use super::{
+    DecisionRecord, FingerprintRecord, FingerprintType, GlobalFingerprintStore, IncomingDocument,
+};
+use crate::{Error, Result};
+
+/// A document fingerprinted and ready to decide on.
+struct Ready<'a> {
+    doc: &'a IncomingDocument,
+    prepared: Prepared,
+    lookup: Lookup,
+    records: Vec<FingerprintRecord>,
+    now: u64,
+}
+
+impl GlobalFingerprintStore {
+    /// Fingerprints `doc`, decides on it against everything stored and
+    /// records the fingerprints and the decision, atomically. The returned
+    /// decision is durable (embedded) or applied on the server (Redis)
+    /// when this returns. An id stored before replays its first decision
+    /// (`replayed = true`) and writes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] for an empty id or source, a text over
+    /// `max_doc_bytes`, or a text without words; [`Error::Store`] when the
+    /// backend fails (nothing of this document is then stored).
+    pub fn ingest(&self, doc: &IncomingDocument) -> Result<DecisionRecord> {
+        let ready = self.prepare(doc)?;
+        let inc = ready.incoming();
+        let engine = self.engine();
+        let mut out = None;
+        self.backend
+            .update(&ready.lookup, self.config.max_candidates, &mut |snap| {
+                let (d, ws) = engine.decide(&inc, snap);
+                out = Some(d);
+                Ok(ws)
+            })?;
+        out.ok_or_else(|| Error::Store("backend applied no decision".into()))
+    }
+
+    /// [`ingest`](Self::ingest) for many documents, in order (each decided
+    /// against the store and the documents before it). On the embedded
+    /// backend the whole batch is one transaction with one commit (far
+    /// faster than one commit per document, see ARCHITECTURE.md); on Redis
+    /// each document is its own transaction.
+    ///
+    /// ```
+    /// # fn main() -> txtfp::Result<()> {
+    /// use txtfp::store::{Action, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
+    /// let dir = std::env::temp_dir().join(format!("txtfp-batch-doc-{}", std::process::id()));
+    /// # let _ = std::fs::remove_dir_all(&dir);
+    /// let mut cfg = GlobalStoreConfig::default();
+    /// cfg.root_path = dir.clone();
+    /// let store = GlobalFingerprintStore::open(cfg)?;
+    /// let text = "one batch, one commit: the second copy is decided against the first";
+    /// let out = store.ingest_batch(&[
+    ///     IncomingDocument::new("a", text, "web"),
+    ///     IncomingDocument::new("b", "", "web"),
+    ///     IncomingDocument::new("c", text, "web"),
+    /// ])?;
+    /// assert_eq!(out[0].as_ref().unwrap().action, Action::Accept);
+    /// assert!(out[1].is_err()); // no words: this document only is refused
+    /// assert_eq!(out[2].as_ref().unwrap().matched_doc_id.as_deref(), Some("a"));
+    /// # drop(store); std::fs::remove_dir_all(&dir)?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Per document, as [`ingest`](Self::ingest) for bad input (the
+    /// others go on). The outer error is a backend failure: on the embedded
+    /// backend nothing of the batch is then stored; on Redis the documents
+    /// before the failing one are. Re-running the batch is safe either way
+    /// (stored ids replay).
+    pub fn ingest_batch(&self, docs: &[IncomingDocument]) -> Result<Vec<Result<DecisionRecord>>> {
+        let mut out: Vec<Result<DecisionRecord>> = Vec::with_capacity(docs.len());
+        let mut ready: Vec<Ready<'_>> = Vec::new();
+        let mut slots: Vec<usize> = Vec::new();
+        for doc in docs {
+            match self.prepare(doc) {
+                Ok(r) => {
+                    slots.push(out.len());
+                    ready.push(r);
+                    out.push(Err(Error::Store("not decided".into())));
+                }
+                Err(e) => out.push(Err(e)),
+            }
+        }
+        let lookups: Vec<Lookup> = ready.iter().map(|r| r.lookup.clone()).collect();
+        let engine = self.engine();
+        let mut decided: Vec<Option<DecisionRecord>> = vec![None; ready.len()];
+        self.backend
+            .update_many(&lookups, self.config.max_candidates, &mut |i, snap| {
+                let r = ready
+                    .get(i)
+                    .ok_or_else(|| Error::Store(format!("backend asked for item {i}")))?;
+                let (d, ws) = engine.decide(&r.incoming(), snap);
+                decided[i] = Some(d);
+                Ok(ws)
+            })?;
+        for (slot, d) in slots.into_iter().zip(decided) {
+            out[slot] = d.ok_or_else(|| Error::Store("backend applied no decision".into()));
+        }
+        Ok(out)
+    }
+
+    /// Validates and fingerprints one document.
+    fn prepare<'a>(&self, doc: &'a IncomingDocument) -> Result<Ready<'a>> {
+        check_id("doc_id", &doc.doc_id)?;
+        check_id("source", &doc.source)?;
+        if doc.text.len() > self.config.max_doc_bytes {
+            return Err(Error::InvalidInput(format!(
+                "document {:?} has {} bytes; max_doc_bytes is {}",
+                doc.doc_id,
+                doc.text.len(),
+                self.config.max_doc_bytes
+            )));
+        }
+        let prepared = self.hasher.prepare(&doc.doc_id, &doc.text)?;
+        let lookup = self.hasher.lookup(&doc.doc_id, &prepared);
+        let now = now_ms();
+        let records = self.records(doc, &prepared, now);
+        Ok(Ready {
+            doc,
+            prepared,
+            lookup,
+            records,
+            now,
+        })
+    }
+
+    /// The fingerprint records of one document.
+    fn records(&self, doc: &IncomingDocument, p: &Prepared, now: u64) -> Vec<FingerprintRecord> {
+        let c = &self.config;
+        let rec = |kind: FingerprintType,
+                   id: String,
+                   value: String,
+                   chunk: Option<u32>,
+                   params: String| {
+            FingerprintRecord {
+                fingerprint_id: id,
+                fingerprint_type: kind,
+                value,
+                doc_id: doc.doc_id.clone(),
+                chunk_id: chunk,
+                source: doc.source.clone(),
+                language: doc.language.clone(),
+                created_at: now,
+                fingerprint_version: c.fingerprint_version.clone(),
+                hash_params: params,
+            }
+        };
+        let mut out = Vec::with_capacity(2 + p.chunks.len());
+        if let Some(f) = p.simhash {
+            let params = format!(
+                "tokens=words;max_hamming={};tables={}",
+                c.simhash_max_hamming,
+                self.masks.len()
+            );
+            out.push(rec(
+                FingerprintType::SimHash,
+                format!("{}/simhash", doc.doc_id),
+                format!("{f:016x}"),
+                None,
+                params,
+            ));
+        }
+        if let Some(sig) = &p.minhash {
+            let params = format!(
+                "ngram={};num_perm={};bands={};rows={}",
+                c.minhash_ngram, c.minhash_num_perm, self.params.minhash_bands, self.rows
+            );
+            out.push(rec(
+                FingerprintType::MinHash,
+                format!("{}/minhash", doc.doc_id),
+                signature_hex(sig),
+                None,
+                params,
+            ));
+        }
+        for (i, h) in p.chunks.iter().enumerate() {
+            let params = format!(
+                "unit=words;size={};overlap={};hash=sha256",
+                c.chunk_size, c.chunk_overlap
+            );
+            out.push(rec(
+                FingerprintType::Chunk,
+                format!("{}/chunk/{i}", doc.doc_id),
+                hex(h),
+                Some(i as u32),
+                params,
+            ));
+        }
+        out
+    }
+}
+
+impl Ready<'_> {
+    fn incoming(&self) -> Incoming<'_> {
+        Incoming {
+            doc_id: &self.doc.doc_id,
+            source: &self.doc.source,
+            language: self.doc.language.as_deref(),
+            prepared: &self.prepared,
+            records: &self.records,
+            now: self.now,
+        }
+    }
+}
+
+/// Ids and sources: non-empty, at most 1024 bytes, no control characters
+/// (they become parts of database keys).
+fn check_id(what: &str, v: &str) -> Result<()> {
+    if v.is_empty() || v.len() > 1024 || v.chars().any(char::is_control) {
+        let shown: String = v.chars().take(64).collect();
+        return Err(Error::InvalidInput(format!(
+            "{what} must be 1 to 1024 bytes without control characters; got {shown:?}"
+        )));
+    }
+    Ok(())
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
