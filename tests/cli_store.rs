@@ -158,3 +158,98 @@ fn store_errors() {
     assert_eq!(code(&out), 1);
     assert!(stderr(&out).starts_with("txtfp: tests/data/cli/mixed.jsonl:3: malformed JSON"));
 }
+
+/// `dedup --store`: a second run over other files drops the documents an
+/// earlier run stored (under other ids), and re-running a file is idempotent.
+#[test]
+fn dedup_with_store_drops_what_earlier_runs_stored() {
+    let dir = fresh_dir("dedup_store");
+    let root = dir.join("global");
+    let r = root.to_str().unwrap();
+    let lines = json_lines(&read(&data(SAMPLE)));
+    // Run 1: the first 100 documents. Run 2: the next 60, plus copies of
+    // ten documents of run 1 under new ids.
+    let write = |name: &str, docs: &[Value]| {
+        let p = dir.join(name);
+        let text: String = docs.iter().map(|d| format!("{d}\n")).collect();
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let first = write("first.jsonl", &lines[..100]);
+    let mut second: Vec<Value> = lines[100..160].to_vec();
+    let copied: Vec<Value> = lines[..100]
+        .iter()
+        .step_by(10)
+        .map(|d| {
+            let mut d = d.clone();
+            d["id"] = Value::from(format!("copy-of-{}", d["id"].as_str().unwrap()));
+            d
+        })
+        .collect();
+    second.extend(copied.iter().cloned());
+    let second = write("second.jsonl", &second);
+
+    let run = |input: &std::path::Path, out: &str| -> Value {
+        let o = dir.join(out);
+        let got = txtfp(&[
+            "dedup",
+            input.to_str().unwrap(),
+            "-o",
+            o.to_str().unwrap(),
+            "--store",
+            r,
+            "-q",
+        ]);
+        assert_eq!(code(&got), 0, "{}", stderr(&got));
+        serde_json::from_str(&read(&o.join("report.json"))).unwrap()
+    };
+    let kept_ids = |out: &str| -> Vec<String> {
+        json_lines(&read(&dir.join(out).join("kept.jsonl")))
+            .iter()
+            .map(|d| d["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    let one = run(&first, "one");
+    let kept_one = kept_ids("one");
+    let two = run(&second, "two");
+    let g = &two["global_store"];
+    let dropped: Vec<(String, String)> = g["dropped_documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["doc_id"].as_str().unwrap().to_string(),
+                d["matched_doc_id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Every copy whose original run 1 kept is dropped, matched to a
+    // document run 1 stored.
+    for c in &copied {
+        let id = c["id"].as_str().unwrap();
+        let original = id.trim_start_matches("copy-of-");
+        if kept_one.iter().any(|k| k == original) {
+            let m = dropped.iter().find(|(d, _)| d == id);
+            assert!(m.is_some(), "{id} not dropped: {g}");
+            assert!(!m.unwrap().1.starts_with("copy-of-"), "{m:?}");
+        }
+    }
+    assert!(
+        !kept_ids("two")
+            .iter()
+            .any(|k| dropped.iter().any(|(d, _)| d == k))
+    );
+    assert_eq!(
+        two["kept"].as_u64().unwrap() + two["dropped"].as_u64().unwrap(),
+        two["documents"].as_u64().unwrap()
+    );
+    // Running the first file again replays the stored decisions.
+    let again = run(&first, "again");
+    assert_eq!(kept_ids("again"), kept_one);
+    assert_eq!(
+        again["global_store"]["dropped"],
+        one["global_store"]["dropped"]
+    );
+}

@@ -183,4 +183,15 @@ pub struct DedupArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub tokens: TokenArgs,
+    /// Then check the kept documents against the global fingerprint store
+    /// in this folder (embedded; created when missing) and record them
+    /// there: those the store holds a duplicate of, from any earlier run,
+    /// are dropped too (feature `store`).
+    #[cfg(feature = "store")]
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    /// With `--store`: the source recorded with each document.
+    #[cfg(feature = "store")]
+    #[arg(long, default_value = "cli", value_name = "NAME")]
+    pub source: String,
 }

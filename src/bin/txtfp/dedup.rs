@@ -48,8 +48,20 @@ pub fn run(a: &DedupArgs) -> CliResult {
     progress.phase("fingerprinting");
     let report = method.run(&docs, &progress);
     progress.finish();
-    let report = report?;
+    #[cfg_attr(not(feature = "store"), allow(unused_mut))]
+    let mut report = report?;
     mark("dedup");
+    #[cfg(feature = "store")]
+    let global = match &a.store {
+        Some(root) => {
+            let section = crate::global::apply(root, &a.source, &docs, &mut report)?;
+            mark("store");
+            Some(section)
+        }
+        None => None,
+    };
+    #[cfg(not(feature = "store"))]
+    let global = None;
 
     let written = outputs.write(source.buffer(), &docs, &report, a)?;
     mark("write");
@@ -64,6 +76,7 @@ pub fn run(a: &DedupArgs) -> CliResult {
         threads: rayon::current_num_threads(),
         skipped: &skipped,
         timings: &timings,
+        global,
     };
     outputs.finish(&written, &report, &summary, a.quiet)
 }

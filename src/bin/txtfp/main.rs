@@ -15,6 +15,8 @@ mod compare;
 mod dedup;
 mod error;
 mod fingerprint;
+#[cfg(feature = "store")]
+mod global;
 mod input;
 mod jsonl;
 mod output;

@@ -33,8 +33,10 @@ pub struct Summary<'a> {
     pub seconds: f64,
     pub threads: usize,
     pub skipped: &'a [Skip],
-    /// Seconds per phase (read, parse, dedup, write).
+    /// Seconds per phase (read, parse, dedup, store, write).
     pub timings: &'a [(&'static str, f64)],
+    /// The `global_store` section (`--store`).
+    pub global: Option<serde_json::Value>,
 }
 
 /// Names of what was written, for the summary.
@@ -264,6 +266,7 @@ fn report_json(report: &DedupReport, s: &Summary<'_>) -> serde_json::Value {
             .iter()
             .map(|(k, v)| ((*k).to_string(), serde_json::json!((v * 1e3).round() / 1e3)))
             .collect::<serde_json::Map<_, _>>(),
+        "global_store": s.global,
     })
 }
 
@@ -292,6 +295,15 @@ fn print_summary(report: &DedupReport, s: &Summary<'_>, names: &[String]) {
         "  kept {}, dropped {} ({} clusters of near-duplicates, {} empty documents)",
         st.kept, st.dropped, st.clusters, st.empty
     );
+    if let Some(g) = &s.global {
+        let _ = writeln!(
+            err,
+            "  global store {}: {} checked, {} dropped as duplicates of stored documents",
+            g["root"].as_str().unwrap_or_default(),
+            g["checked"],
+            g["dropped"]
+        );
+    }
     let _ = writeln!(err, "  method: {}", s.method);
     let phases: Vec<String> = s
         .timings
