@@ -279,31 +279,10 @@ fn sigkilled_worker_loses_no_acknowledged_record() {
         acks.len()
     );
 
-    // The store opens cleanly and holds every acknowledged decision.
+    // The store opens cleanly, holds every acknowledged decision, and
+    // finishes the run.
     let store = GlobalFingerprintStore::open(cfg.clone()).unwrap();
-    for (id, action) in &acks {
-        let d = store
-            .document(id)
-            .unwrap()
-            .unwrap_or_else(|| panic!("acknowledged {id} lost"));
-        assert_eq!(&action_name(d.decision.action), action, "{id}");
-    }
-    // Counters and entries were written together: they agree.
-    let stored = docs
-        .iter()
-        .filter(|d| store.document(&d.doc_id).unwrap().is_some())
-        .count();
-    assert!(
-        stored == acks.len() || stored == acks.len() + 1,
-        "{stored} stored, {} acked",
-        acks.len()
-    );
-    assert_eq!(store.metrics().unwrap().docs as usize, stored);
-    // And it keeps working: the rest of the run completes.
-    for d in &docs {
-        store.ingest(d).unwrap();
-    }
-    assert_eq!(store.metrics().unwrap().docs as usize, docs.len());
+    check_after_crash(&store, &acks, &docs);
     drop(store);
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_file(&file).unwrap();

@@ -230,26 +230,6 @@ fn sigkilled_worker_loses_no_acknowledged_record() {
     );
 
     let store = GlobalFingerprintStore::open(cfg).unwrap();
-    for (id, action) in &acks {
-        let d = store
-            .document(id)
-            .unwrap()
-            .unwrap_or_else(|| panic!("acknowledged {id} lost"));
-        assert_eq!(&action_name(d.decision.action), action, "{id}");
-    }
-    let stored = docs
-        .iter()
-        .filter(|d| store.document(&d.doc_id).unwrap().is_some())
-        .count();
-    assert!(
-        stored == acks.len() || stored == acks.len() + 1,
-        "{stored} stored, {} acked",
-        acks.len()
-    );
-    assert_eq!(store.metrics().unwrap().docs as usize, stored);
-    for d in &docs {
-        store.ingest(d).unwrap();
-    }
-    assert_eq!(store.metrics().unwrap().docs as usize, docs.len());
+    check_after_crash(&store, &acks, &docs);
     std::fs::remove_file(&file).unwrap();
 }

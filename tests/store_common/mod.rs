@@ -271,3 +271,34 @@ pub fn read_acks(
 pub fn action_name(a: Action) -> String {
     format!("{a:?}")
 }
+
+/// After a worker was killed mid-ingest: `store` (reopened) holds every
+/// acknowledged decision, its counters agree with its entries (at most one
+/// document past the last acknowledgement), and it finishes the run.
+pub fn check_after_crash(
+    store: &GlobalFingerprintStore,
+    acks: &BTreeMap<String, String>,
+    docs: &[IncomingDocument],
+) {
+    for (id, action) in acks {
+        let d = store
+            .document(id)
+            .unwrap()
+            .unwrap_or_else(|| panic!("acknowledged {id} lost"));
+        assert_eq!(&action_name(d.decision.action), action, "{id}");
+    }
+    let stored = docs
+        .iter()
+        .filter(|d| store.document(&d.doc_id).unwrap().is_some())
+        .count();
+    assert!(
+        stored == acks.len() || stored == acks.len() + 1,
+        "{stored} stored, {} acked",
+        acks.len()
+    );
+    assert_eq!(store.metrics().unwrap().docs as usize, stored);
+    for d in docs {
+        store.ingest(d).unwrap();
+    }
+    assert_eq!(store.metrics().unwrap().docs as usize, docs.len());
+}

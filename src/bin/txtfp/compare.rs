@@ -11,7 +11,7 @@ use txtfp::{
 use crate::args::CompareArgs;
 use crate::dedup::check_k;
 use crate::error::{CliError, CliResult};
-use crate::input::{display_name, read_all};
+use crate::input::read_text;
 
 /// Runs `txtfp compare`.
 pub fn run(a: &CompareArgs) -> CliResult {
@@ -66,15 +66,7 @@ pub fn run(a: &CompareArgs) -> CliResult {
 }
 
 fn load(path: &std::path::Path) -> CliResult<(String, String)> {
-    let name = display_name(path);
-    let bytes = read_all(path)?;
-    match String::from_utf8(bytes) {
-        Ok(s) => Ok((name, s)),
-        Err(e) => Err(CliError::Failed(format!(
-            "{name}: invalid UTF-8 at byte {}",
-            e.utf8_error().valid_up_to() + 1
-        ))),
-    }
+    read_text(path)
 }
 
 /// Fingerprints both texts; the error says which side failed and why.

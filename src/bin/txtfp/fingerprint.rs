@@ -12,7 +12,7 @@ use txtfp::{
 use crate::args::{Algo, FingerprintArgs, Format};
 use crate::dedup::check_k;
 use crate::error::{CliError, CliResult};
-use crate::input::{Source, display_name, read_all};
+use crate::input::{Source, display_name, read_all, read_text};
 use crate::jsonl::Columns;
 
 /// A configured fingerprinter that returns signatures as text.
@@ -143,19 +143,12 @@ fn text_file(
     k: usize,
     out: &mut impl Write,
 ) -> CliResult<usize> {
-    let name = display_name(path);
-    let bytes = read_all(path)?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        CliError::Failed(format!(
-            "{name}: invalid UTF-8 at byte {}",
-            e.valid_up_to() + 1
-        ))
-    })?;
+    let (name, text) = read_text(path)?;
     let sig = signer
-        .sign(text, enc)
+        .sign(&text, enc)
         .map_err(|e| CliError::Failed(format!("{name}: {e}")))?;
     let name_json = serde_json::to_string(&name).unwrap_or_default();
-    let extra = format!(",\"bytes\":{}", bytes.len());
+    let extra = format!(",\"bytes\":{}", text.len());
     emit(out, a, k, &name_json, &extra, &sig)?;
     Ok(0)
 }

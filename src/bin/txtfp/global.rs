@@ -10,7 +10,7 @@ use txtfp::DedupReport;
 use txtfp::store::{Action, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
 
 use crate::error::{CliError, CliResult};
-use crate::input::Doc;
+use crate::input::{Doc, plain_id};
 
 /// Documents per store transaction.
 const BATCH: usize = 256;
@@ -95,10 +95,4 @@ pub fn apply(
         "actions": counts,
         "dropped_documents": listed,
     }))
-}
-
-/// A JSONL id as the store's string id: a JSON string's value, else the
-/// value's JSON text (`17`).
-fn plain_id(json: &str) -> String {
-    serde_json::from_str::<String>(json).unwrap_or_else(|_| json.to_string())
 }

@@ -117,6 +117,26 @@ pub fn read_all(path: &Path) -> CliResult<Vec<u8>> {
     }
 }
 
+/// A whole file (or stdin for `-`) as UTF-8 text, with its display name;
+/// invalid UTF-8 is an error naming the file and the byte.
+pub fn read_text(path: &Path) -> CliResult<(String, String)> {
+    let name = display_name(path);
+    match String::from_utf8(read_all(path)?) {
+        Ok(text) => Ok((name, text)),
+        Err(e) => Err(CliError::Failed(format!(
+            "{name}: invalid UTF-8 at byte {}",
+            e.utf8_error().valid_up_to() + 1
+        ))),
+    }
+}
+
+/// A JSONL id as a plain string id: a JSON string's value, else the value's
+/// JSON text (`17`).
+#[cfg(feature = "store")]
+pub fn plain_id(json: &str) -> String {
+    serde_json::from_str::<String>(json).unwrap_or_else(|_| json.to_string())
+}
+
 /// Files at least this large are read by all threads at once.
 const PARALLEL_READ: u64 = 16 << 20;
 

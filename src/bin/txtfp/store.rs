@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use txtfp::store::{Action, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
 
 use crate::error::{CliError, CliResult};
-use crate::input::{Source, display_name, read_all};
+use crate::input::{Source, display_name, plain_id, read_text};
 use crate::jsonl::Columns;
 use crate::progress::Progress;
 use crate::sink::Sink;
@@ -114,12 +114,6 @@ fn open(opts: &StoreOpts) -> CliResult<GlobalFingerprintStore> {
         .map_err(|e| CliError::Failed(format!("cannot open the store: {e}")))
 }
 
-/// A JSONL id as the store's string id: a JSON string's value, else the
-/// value's JSON text (`17`).
-fn plain_id(json: &str) -> String {
-    serde_json::from_str::<String>(json).unwrap_or_else(|_| json.to_string())
-}
-
 fn ingest(a: &IngestArgs) -> CliResult {
     let store = open(&a.store)?;
     let cols = Columns {
@@ -210,16 +204,9 @@ fn query(a: &QueryArgs) -> CliResult {
     let files: &[PathBuf] = if a.files.is_empty() { &stdin } else { &a.files };
     let mut out = std::io::stdout().lock();
     for path in files {
-        let name = display_name(path);
-        let bytes = read_all(path)?;
-        let text = std::str::from_utf8(&bytes).map_err(|e| {
-            CliError::Failed(format!(
-                "{name}: invalid UTF-8 at byte {}",
-                e.valid_up_to() + 1
-            ))
-        })?;
+        let (name, text) = read_text(path)?;
         let matches = store
-            .query(text)
+            .query(&text)
             .map_err(|e| CliError::Failed(format!("{name}: {e}")))?;
         let line = serde_json::json!({ "name": name, "matches": matches });
         writeln!(out, "{line}").map_err(|e| CliError::write("<stdout>", e))?;
