@@ -309,6 +309,25 @@ fn simhash(c: &mut Criterion, corpus: &Corpus) {
             })
         });
     }
+    // Streaming Tf: tokens one at a time through the queued vote kernel.
+    let fp = SimHashFingerprinter::new(Canonicalizer::default(), WordTokenizer);
+    g.bench_function("word_tf_streaming_4k_chunks", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for d in &corpus.mix {
+                let mut s = fp.clone().into_streaming();
+                for chunk in black_box(d.as_bytes()).chunks(STREAM_CHUNK) {
+                    if s.update(chunk).is_err() {
+                        break;
+                    }
+                }
+                if let Ok(sig) = s.finalize() {
+                    acc ^= sig.bits();
+                }
+            }
+            acc
+        })
+    });
     g.finish();
 }
 

@@ -6,10 +6,13 @@
 //! cargo run --release --example bench -- --input corpus.jsonl --algo minhash --threads 1
 //! ```
 //!
-//! `--algo`: minhash | minhash-murmur | simhash | canonical | lsh-insert | lsh-query,
-//! and tlsh / tlsh-bytes (raw bytes, as py-tlsh hashes them; `--features tlsh`).
+//! `--algo`: minhash | minhash-murmur | minhash-fast | simhash | canonical | words |
+//! lsh-insert | lsh-query, and tlsh / tlsh-bytes (raw bytes, as py-tlsh hashes them;
+//! `--features tlsh`). `words` is the front end every word-based sketch shares:
+//! canonicalization plus UAX #29 words, with no hashing.
 //! Options: `--threads N` (rayon pool), `--min-seconds S` (default 2),
-//! `--limit N`, `--threshold T` (LSH, default 0.8).
+//! `--limit N`, `--threshold T` (LSH, default 0.8), `--docs ascii|non-ascii`
+//! (only the documents that are, or are not, pure ASCII).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -20,7 +23,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 use txtfp::{
     Canonicalizer, Fingerprinter, HashFamily, LshIndex, LshIndexBuilder, MinHashFingerprinter,
-    MinHashSig, ShingleTokenizer, SimHashFingerprinter, WordTokenizer,
+    MinHashSig, ShingleTokenizer, SimHashFingerprinter, Tokenizer, WordTokenizer,
 };
 
 type Shingle = ShingleTokenizer<WordTokenizer>;
@@ -111,6 +114,12 @@ fn run() -> Result<(), String> {
         return Err("--threads must be >= 1".into());
     }
     let mut texts = load(&input)?;
+    match kv.get("docs").map(String::as_str) {
+        None | Some("all") => {}
+        Some("ascii") => texts.retain(|t| t.is_ascii()),
+        Some("non-ascii") => texts.retain(|t| !t.is_ascii()),
+        Some(other) => return Err(format!("bad value for --docs: `{other}`")),
+    }
     texts.truncate(limit);
     let n = texts.len();
     let text_bytes: u64 = texts.iter().map(|s| s.len() as u64).sum();
@@ -125,6 +134,8 @@ fn run() -> Result<(), String> {
     };
     let mh: MinHashFingerprinter<Shingle, 128> = MinHashFingerprinter::new(canon.clone(), shingle);
     let mh_murmur = mh.clone().with_hasher(HashFamily::MurmurHash3_x64_128);
+    let mh_fast: txtfp::FastMinHashFingerprinter<Shingle, 128> =
+        txtfp::FastMinHashFingerprinter::new(canon.clone(), shingle);
     let sim = SimHashFingerprinter::new(canon.clone(), WordTokenizer);
     let errors = AtomicU64::new(0);
     let note_err = |_: txtfp::Error| {
@@ -154,6 +165,14 @@ fn run() -> Result<(), String> {
         "minhash-murmur" => timed_loop(min, || {
             run_docs(&|d| {
                 mh_murmur
+                    .fingerprint(d)
+                    .map(|s| s.hashes[0])
+                    .unwrap_or_else(note_err)
+            })
+        }),
+        "minhash-fast" => timed_loop(min, || {
+            run_docs(&|d| {
+                mh_fast
                     .fingerprint(d)
                     .map(|s| s.hashes[0])
                     .unwrap_or_else(note_err)
@@ -197,6 +216,14 @@ fn run() -> Result<(), String> {
                 })
             })
         }
+        "words" => timed_loop(min, || {
+            run_docs(&|d| {
+                let c = canon.canonicalize(d);
+                let mut n = 0u64;
+                WordTokenizer.for_each_token(&c, &mut |w| n = n.wrapping_add(w.len() as u64));
+                n
+            })
+        }),
         "canonical" => timed_loop(min, || {
             run_docs(&|d| {
                 let c = canon.canonicalize(d);

@@ -190,13 +190,22 @@ impl Core {
         let bytes = input.as_bytes();
         let mut last = i;
         while i < bytes.len() {
-            let ascii = ascii_prefix_len(&bytes[i..]);
-            if ascii > 0 {
-                i += ascii;
+            let b0 = bytes[i];
+            if b0 < 0x80 {
+                i += ascii_prefix_len(&bytes[i..]);
                 last = i - 1;
                 continue;
             }
-            let Some(c) = input[i..].chars().next() else {
+            // Decoded by hand: `input` is valid UTF-8, so a lead byte is
+            // followed by its continuation bytes. Only BMP code points can be
+            // plain, so a 4-byte sequence ends the run.
+            let cont = |k: usize| u32::from(bytes[i + k] & 0x3F);
+            let (u, len) = match b0 {
+                0xC0..=0xDF => ((u32::from(b0 & 0x1F) << 6) | cont(1), 2),
+                0xE0..=0xEF => ((u32::from(b0 & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3),
+                _ => break,
+            };
+            let Some(c) = char::from_u32(u) else {
                 break;
             };
             let plain = if self.fold {
@@ -209,7 +218,7 @@ impl Core {
                 break;
             }
             last = i;
-            i += c.len_utf8();
+            i += len;
         }
         (i, last)
     }

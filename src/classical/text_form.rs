@@ -278,21 +278,34 @@ use crate::classical::simhash::{SimHash16, SimHash32, SimHash64, SimHash128};
 #[cfg(feature = "simhash")]
 simhash_text_form!(SimHash16: u16, SimHash32: u32, SimHash64: u64, SimHash128: u128);
 
+/// `TextForm` of a MinHash signature type (`MinHashSig`, `FastMinHashSig`):
+/// exactly its `to_le_bytes`, `8 + 8·H` bytes. A macro because a blanket
+/// impl over the signature types cannot name their `H`.
 #[cfg(feature = "minhash")]
-impl<const H: usize> TextForm for crate::MinHashSig<H> {
-    fn text_bytes(&self) -> Vec<u8> {
-        self.to_le_bytes()
-    }
-    fn from_text_bytes(bytes: &[u8]) -> Result<Self> {
-        Self::from_bytes(bytes)
-    }
-    fn text_byte_len() -> usize {
-        8 + 8 * H
-    }
-    fn text_type_name() -> String {
-        format!("MinHashSig<{H}>")
-    }
+macro_rules! slot_sig_text_form {
+    ($(#[$attr:meta])* $ty:ident) => {
+        $(#[$attr])*
+        impl<const H: usize> $crate::classical::TextForm for $crate::$ty<H> {
+            fn text_bytes(&self) -> alloc::vec::Vec<u8> {
+                self.to_le_bytes()
+            }
+            fn from_text_bytes(bytes: &[u8]) -> $crate::Result<Self> {
+                Self::from_bytes(bytes)
+            }
+            fn text_byte_len() -> usize {
+                8 + 8 * H
+            }
+            fn text_type_name() -> alloc::string::String {
+                alloc::format!(concat!(stringify!($ty), "<{}>"), H)
+            }
+        }
+    };
 }
+#[cfg(feature = "minhash")]
+pub(crate) use slot_sig_text_form;
+
+#[cfg(feature = "minhash")]
+slot_sig_text_form!(MinHashSig);
 
 #[cfg(feature = "tlsh")]
 impl TextForm for crate::TlshFingerprint {

@@ -77,6 +77,8 @@ pub use index::LshIndex;
 #[cfg(feature = "mmap")]
 pub use mapped::MappedLshIndex;
 pub use persist::INDEX_FORMAT_VERSION;
+#[cfg(feature = "std")]
+pub(crate) use persist::save_atomically;
 #[cfg(all(feature = "simhash", feature = "mmap"))]
 pub use simhash::MappedSimHashIndex;
 #[cfg(feature = "simhash")]

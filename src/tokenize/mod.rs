@@ -18,6 +18,7 @@ pub(crate) mod fused;
 mod grapheme;
 mod mixed_words;
 mod shingle;
+mod split_scan;
 mod word;
 
 #[cfg(feature = "cjk")]

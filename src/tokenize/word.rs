@@ -102,10 +102,7 @@ pub(crate) fn for_each_word_span<F: FnMut(usize, usize)>(input: &str, mut f: F) 
             for_each_ascii_word(&b[pos..cut], |s, e| f(pos + s, pos + e));
         }
         // ...and forward to the first split point after it.
-        let mut end = first_non_ascii + 1;
-        while end < b.len() && !split_safe(b[end - 1], b[end]) {
-            end += 1;
-        }
+        let end = super::split_scan::next_split(b, first_non_ascii + 1);
         // `cut` and `end` sit before ASCII bytes (or at the ends): char
         // boundaries, and split points of the whole text. The words are
         // slices of `input[cut..end]`: their offsets come from the pointers.

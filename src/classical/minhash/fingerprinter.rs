@@ -5,8 +5,8 @@ use alloc::format;
 use alloc::string::String;
 
 use super::MinHashSig;
+use super::MinHashSketch;
 use super::MinHashStreaming;
-use super::kernel::Kernel;
 use crate::canonical::Canonicalizer;
 use crate::classical::{DEFAULT_SEED, Fingerprinter, HashFamily, TokenSketch};
 use crate::tokenize::Tokenizer;
@@ -220,78 +220,8 @@ impl MinHashFingerprinterBuilder {
     }
 }
 
-fn empty_document() -> Error {
+pub(super) fn empty_document() -> Error {
     Error::InvalidInput(String::from("empty document"))
-}
-
-/// The running minima of one document: tokens in, [`MinHashSig`] out.
-pub(crate) struct MinHashSketch<const H: usize> {
-    slots: [u64; H],
-    family: HashFamily,
-    seed: u64,
-    // Detected once per sketch rather than once per token.
-    kernel: Kernel,
-    any: bool,
-    /// Token hashes not yet folded into `slots` (see [`Kernel::update_batch`]).
-    pending: [(u64, u64); BATCH],
-    npending: usize,
-}
-
-/// Tokens hashed before their slot updates run as one batch.
-const BATCH: usize = 32;
-
-impl<const H: usize> MinHashSketch<H> {
-    pub(crate) fn new(family: HashFamily, seed: u64) -> Self {
-        Self::with_kernel(family, seed, Kernel::detect())
-    }
-
-    fn with_kernel(family: HashFamily, seed: u64, kernel: Kernel) -> Self {
-        Self {
-            slots: [u64::MAX; H],
-            family,
-            seed,
-            kernel,
-            any: false,
-            pending: [(0, 0); BATCH],
-            npending: 0,
-        }
-    }
-
-    /// [`TokenSketch::push`] of a token given as its UTF-8 bytes.
-    #[inline(always)]
-    pub(crate) fn push_bytes(&mut self, token: &[u8]) {
-        self.any = true;
-        self.pending[self.npending] = self.family.hash128(token, self.seed);
-        self.npending += 1;
-        if self.npending == BATCH {
-            self.flush();
-        }
-    }
-
-    fn flush(&mut self) {
-        self.kernel
-            .update_batch(&mut self.slots, &self.pending[..self.npending]);
-        self.npending = 0;
-    }
-}
-
-impl<const H: usize> TokenSketch for MinHashSketch<H> {
-    type Output = MinHashSig<H>;
-
-    #[inline]
-    fn push(&mut self, token: &str) {
-        self.push_bytes(token.as_bytes());
-    }
-
-    fn finish(mut self) -> Result<MinHashSig<H>> {
-        self.flush();
-        if !self.any {
-            return Err(empty_document());
-        }
-        let mut sig = MinHashSig::empty();
-        sig.hashes = self.slots;
-        Ok(sig)
-    }
 }
 
 #[cfg(test)]

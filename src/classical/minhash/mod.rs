@@ -22,19 +22,24 @@
 //! # Ok::<(), txtfp::Error>(())
 //! ```
 
+pub mod fast;
 mod fingerprinter;
 mod kernel;
 mod sig;
 #[cfg(feature = "serde")]
 mod sig_serde;
+mod sketch;
+mod slots;
+#[cfg(feature = "serde")]
+mod slots_serde;
 mod streaming;
 
 #[cfg(all(test, feature = "std"))]
 mod golden_tests;
 
-pub(crate) use fingerprinter::MinHashSketch;
 pub use fingerprinter::{MinHashFingerprinter, MinHashFingerprinterBuilder};
 pub use sig::MinHashSig;
+pub(crate) use sketch::MinHashSketch;
 pub use streaming::MinHashStreaming;
 
 /// Schema version written into every [`MinHashSig`] and required when

@@ -1,10 +1,10 @@
 //! [`MinHashSig`]: the fixed-size MinHash signature and its byte format.
 
-use alloc::format;
 use alloc::vec::Vec;
 use core::fmt;
 
 use super::SCHEMA_VERSION;
+use super::slots::{self, SlotSig};
 use crate::{Error, Result};
 
 /// A MinHash signature with `H` slots: slot `i` is the minimum over the
@@ -58,11 +58,6 @@ unsafe impl<const H: usize> bytemuck::Zeroable for MinHashSig<H> {}
 // - the type is `Copy + 'static` and `Zeroable` (above).
 unsafe impl<const H: usize> bytemuck::Pod for MinHashSig<H> {}
 
-/// The byte size of a `MinHashSig<H>`, for messages.
-const fn byte_len(h: usize) -> usize {
-    8 + 8 * h
-}
-
 impl<const H: usize> MinHashSig<H> {
     /// The signature of no tokens: schema 1, every slot `u64::MAX`.
     ///
@@ -106,13 +101,7 @@ impl<const H: usize> MinHashSig<H> {
     /// assert_eq!(s.to_le_bytes(), [1, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
     /// ```
     pub fn to_le_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(byte_len(H));
-        out.extend_from_slice(&self.schema.to_le_bytes());
-        out.extend_from_slice(&self._pad);
-        for h in &self.hashes {
-            out.extend_from_slice(&h.to_le_bytes());
-        }
-        out
+        slots::to_le_bytes(self)
     }
 
     /// Parse the persisted format (see [`Self::to_le_bytes`]).
@@ -137,34 +126,25 @@ impl<const H: usize> MinHashSig<H> {
     /// # Ok::<(), txtfp::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        if bytes.len() != byte_len(H) {
-            return Err(Error::InvalidInput(format!(
-                "MinHashSig<{H}> is {} bytes, got {}",
-                byte_len(H),
-                bytes.len()
-            )));
+        slots::from_bytes(bytes)
+    }
+}
+
+impl<const H: usize> SlotSig<H> for MinHashSig<H> {
+    const NAME: &'static str = "MinHashSig";
+    const SCHEMA: u16 = SCHEMA_VERSION;
+    #[cfg(feature = "serde")]
+    const SERDE_SCHEMA_NOTE: &'static str = "";
+
+    fn parts(&self) -> (u16, [u8; 6], &[u64; H]) {
+        (self.schema, self._pad, &self.hashes)
+    }
+
+    fn with_hashes(hashes: [u64; H]) -> Self {
+        Self {
+            hashes,
+            ..Self::empty()
         }
-        let (header, body) = bytes.split_at(8);
-        let schema = u16::from_le_bytes([header[0], header[1]]);
-        if schema != SCHEMA_VERSION {
-            return Err(Error::SchemaMismatch {
-                expected: SCHEMA_VERSION,
-                actual: schema,
-            });
-        }
-        let pad = &header[2..8];
-        if pad.iter().any(|&b| b != 0) {
-            return Err(Error::InvalidInput(format!(
-                "MinHashSig<{H}> pad bytes 2..8 must be zero, got {pad:02x?}"
-            )));
-        }
-        let mut sig = Self::empty();
-        for (slot, word) in sig.hashes.iter_mut().zip(body.chunks_exact(8)) {
-            let mut le = [0u8; 8];
-            le.copy_from_slice(word);
-            *slot = u64::from_le_bytes(le);
-        }
-        Ok(sig)
     }
 }
 
@@ -189,23 +169,14 @@ impl<const H: usize> TryFrom<&[u8]> for MinHashSig<H> {
 /// ```
 impl<const H: usize> fmt::Display for MinHashSig<H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "MinHashSig<{H}>[")?;
-        for (i, h) in self.hashes.iter().take(4).enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{h:016x}")?;
-        }
-        if H > 4 {
-            write!(f, ", ..+{} more", H - 4)?;
-        }
-        f.write_str("]")
+        slots::fmt_display(self, f)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::format;
     use alloc::string::ToString;
     use alloc::vec;
     use proptest::prelude::*;

@@ -194,7 +194,7 @@ impl<T: Tokenizer> SimHashFingerprinter<T> {
         }
         self.canonicalizer.canonicalize_into(input, buf);
         let mut sketch = self.sketch();
-        crate::tokenize::fused::for_each_token(&self.tokenizer, buf, |t| sketch.push(t));
+        sketch.push_text(&self.tokenizer, buf);
         sketch.finish()
     }
 

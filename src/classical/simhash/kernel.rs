@@ -1,4 +1,4 @@
-//! The SimHash accumulators and the token sketch built on them.
+//! The SimHash accumulators: ±1 votes in byte lanes, and real-valued weights.
 //!
 //! SimHash keeps one signed counter per output bit. With ±1 votes (Tf and
 //! Uniform weighting) counter `b` equals `2·ones_b − n`, where `ones_b` is how
@@ -11,14 +11,6 @@
 //! with ~8 loads and adds, no `unsafe` and no CPU-specific code. Its counters
 //! cannot saturate below 2^64 votes, where 0.3.2's `i64` ones could not either
 //! below 2^63, so the signatures are identical.
-
-use alloc::vec::Vec;
-
-use hashbrown::{HashMap, HashSet};
-
-use super::{IdfTable, SimHash64};
-use crate::classical::{HashFamily, TokenSketch};
-use crate::{Error, Result};
 
 /// `SPREAD[v]` has byte `k` equal to bit `k` of `v`: one byte lane per bit.
 const SPREAD: [u64; 256] = {
@@ -74,6 +66,29 @@ impl BitCounter {
         }
     }
 
+    /// One vote per hash of `hashes`, in runs that fit in the lanes:
+    /// `add_run(lanes, run)` must add `run`'s ±1 votes to the lane bytes, as
+    /// [`add_run_scalar`] does; this method does the widening between runs.
+    #[inline]
+    pub(crate) fn add_all(
+        &mut self,
+        hashes: &[u64],
+        mut add_run: impl FnMut(&mut [u64; 8], &[u64]),
+    ) {
+        let mut rest = hashes;
+        while !rest.is_empty() {
+            let room = (LANE_CAPACITY - self.pending) as usize;
+            let (run, tail) = rest.split_at(room.min(rest.len()));
+            add_run(&mut self.lanes, run);
+            // `run.len() ≤ room < 256`: the cast is exact.
+            self.pending += run.len() as u32;
+            if self.pending == LANE_CAPACITY {
+                self.flush();
+            }
+            rest = tail;
+        }
+    }
+
     fn flush(&mut self) {
         for (j, lane) in self.lanes.iter_mut().enumerate() {
             for k in 0..8 {
@@ -113,6 +128,18 @@ impl BitCounter {
     }
 }
 
+/// The portable lane update of [`BitCounter::add_all`]: byte `k` of
+/// `lanes[j]` gains one per hash of `run` with bit `8j + k` set. The caller
+/// keeps every byte below 256.
+#[inline]
+pub(crate) fn add_run_scalar(lanes: &mut [u64; 8], run: &[u64]) {
+    for &h in run {
+        for (j, lane) in lanes.iter_mut().enumerate() {
+            *lane += SPREAD[((h >> (8 * j)) & 0xff) as usize];
+        }
+    }
+}
+
 /// Per-bit sums of real-valued weights: bit `b` is set iff the sum of `+w`
 /// over hashes with bit `b` set and `−w` over the others is positive.
 /// Weights are added in call order, which callers keep deterministic.
@@ -130,123 +157,10 @@ pub(crate) fn weighted_signature(votes: impl IntoIterator<Item = (u64, f64)>) ->
         .fold(0, |out, (b, &a)| out | (u64::from(a > 0.0) << b))
 }
 
-/// A distinct token of an IDF-weighted document, in first-occurrence order.
-struct IdfEntry {
-    lo: u64,
-    idf: f32,
-    tf: u64,
-}
-
-enum State {
-    /// Every occurrence votes once.
-    Tf(BitCounter),
-    /// Every distinct token votes once; tokens are told apart by their
-    /// 128-bit hash (a collision has probability ~2^-128 per pair).
-    Uniform {
-        seen: HashSet<(u64, u64)>,
-        counter: BitCounter,
-    },
-    /// Every distinct token votes `tf × idf`, summed at the end in
-    /// first-occurrence order so that offline and streaming agree bit for bit.
-    Idf {
-        table: IdfTable,
-        index: HashMap<(u64, u64), usize>,
-        entries: Vec<IdfEntry>,
-    },
-}
-
-/// A SimHash under construction, fed one token at a time. The offline
-/// fingerprinter and the streaming one both drive it, so they agree.
-pub(crate) struct SimHashSketch {
-    family: HashFamily,
-    seed: u64,
-    state: State,
-}
-
-impl SimHashSketch {
-    pub(crate) fn new(family: HashFamily, seed: u64, weighting: &super::Weighting) -> Self {
-        use super::Weighting;
-        let state = match weighting {
-            Weighting::Tf => State::Tf(BitCounter::new()),
-            Weighting::Uniform => State::Uniform {
-                seen: HashSet::new(),
-                counter: BitCounter::new(),
-            },
-            Weighting::IdfWeighted(table) => State::Idf {
-                table: table.clone(),
-                index: HashMap::new(),
-                entries: Vec::new(),
-            },
-        };
-        Self {
-            family,
-            seed,
-            state,
-        }
-    }
-}
-
-impl TokenSketch for SimHashSketch {
-    type Output = SimHash64;
-
-    #[inline]
-    fn push(&mut self, token: &str) {
-        let (lo, hi) = self.family.hash128(token.as_bytes(), self.seed);
-        match &mut self.state {
-            State::Tf(counter) => counter.add(lo),
-            State::Uniform { seen, counter } => {
-                if seen.insert((lo, hi)) {
-                    counter.add(lo);
-                }
-            }
-            State::Idf {
-                table,
-                index,
-                entries,
-            } => match index.get(&(lo, hi)) {
-                Some(&i) => entries[i].tf += 1,
-                None => {
-                    index.insert((lo, hi), entries.len());
-                    entries.push(IdfEntry {
-                        lo,
-                        idf: table.get(token),
-                        tf: 1,
-                    });
-                }
-            },
-        }
-    }
-
-    fn finish(self) -> Result<SimHash64> {
-        let empty = || Error::InvalidInput("empty document".into());
-        let bits = match &self.state {
-            State::Tf(counter) | State::Uniform { counter, .. } => {
-                if counter.votes() == 0 {
-                    return Err(empty());
-                }
-                counter.signature()
-            }
-            State::Idf { entries, .. } => {
-                if entries.is_empty() {
-                    return Err(empty());
-                }
-                // tf < 2^53 in any real document, so `tf as f64` is exact;
-                // idf is finite and ≥ 0 (IdfTable guarantees it), so every
-                // weight and every sum stays finite.
-                weighted_signature(
-                    entries
-                        .iter()
-                        .map(|e| (e.lo, e.tf as f64 * f64::from(e.idf))),
-                )
-            }
-        };
-        Ok(SimHash64(bits))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::vec::Vec;
     use proptest::prelude::*;
 
     /// The plain formulation: 64 signed counters, ±1 per vote.

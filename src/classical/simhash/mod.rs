@@ -45,13 +45,19 @@ mod kernel;
 #[cfg(feature = "interop")]
 pub mod newsbot;
 mod sig;
+mod sketch;
 mod streaming;
 #[cfg(test)]
 mod tests;
+mod token_hash;
+mod votes;
+#[cfg(target_arch = "x86_64")]
+mod votes_x86_64;
 mod wide;
 mod wide_fp;
 #[cfg(feature = "lsh")]
 mod wide_index;
+mod word_batch;
 
 #[cfg(feature = "interop")]
 pub use doc_v1::{DocV1Match, SimHashDocV1};
@@ -61,8 +67,8 @@ pub use fingerprinter::{SimHashFingerprinter, SimHashFingerprinterBuilder, Weigh
 pub use idf::IdfTable;
 #[cfg(feature = "interop")]
 pub use jenkins::{hashlittle2, jenkins64};
-pub(crate) use kernel::SimHashSketch;
 pub use sig::{SimHash64, cosine_estimate, hamming};
+pub(crate) use sketch::SimHashSketch;
 pub use streaming::SimHashStreaming;
 pub use wide::{SimHash16, SimHash32, SimHash128, SimHashBits};
 #[cfg(feature = "lsh")]

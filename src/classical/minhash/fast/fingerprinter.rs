@@ -1,0 +1,254 @@
+//! [`FastMinHashFingerprinter`]: text to [`FastMinHashSig`].
+
+use alloc::format;
+use alloc::string::String;
+
+use super::FastMinHashSig;
+use alloc::vec::Vec;
+
+use super::hash::{BASE, base_pow, finish, token_hash, word_hash_at};
+use super::sketch::{FastSketch, place};
+use crate::canonical::Canonicalizer;
+use crate::classical::{DEFAULT_SEED, Fingerprinter, hex16};
+use crate::tokenize::{Builtin, StreamPlan, Tokenizer, WordTokenizer};
+use crate::{Error, Result};
+
+/// The opt-in fast MinHash scheme: one hash per word, a rolling hash per
+/// word shingle, one bin update per shingle (one-permutation hashing), and
+/// empty bins filled by re-hashing rounds (fast similarity sketching). See
+/// the [module docs](super) for the scheme, its accuracy and its speed.
+///
+/// Its signatures ([`FastMinHashSig`]) estimate the same Jaccard similarity
+/// as [`MinHashFingerprinter`](crate::MinHashFingerprinter)'s, but the
+/// slot values are unrelated: the two schemes never compare with each
+/// other, and their types, wire tags and [`config_hash`](Self::config_hash)
+/// keep them apart.
+///
+/// `&self` methods only: one instance can be shared across threads.
+/// Memory per call: the canonical text and 8 bytes per token (the filling
+/// rounds revisit the token hashes). There is no streaming form.
+///
+/// ```
+/// use txtfp::{Canonicalizer, FastMinHashFingerprinter, Fingerprinter, ShingleTokenizer, WordTokenizer};
+/// let fp = FastMinHashFingerprinter::<_, 128>::new(
+///     Canonicalizer::default(),
+///     ShingleTokenizer { k: 3, inner: WordTokenizer },
+/// );
+/// let a = fp.fingerprint("the quick brown fox jumps over the lazy dog at noon today")?;
+/// let b = fp.fingerprint("the quick brown fox jumps over the lazy dog at dusk today")?;
+/// // 10 shingles each, 7 shared: J = 7/13
+/// assert!((a.jaccard(&b) - 7.0 / 13.0).abs() < 0.2);
+/// assert_eq!(a.jaccard(&a), 1.0);
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct FastMinHashFingerprinter<T: Tokenizer, const H: usize> {
+    canon: Canonicalizer,
+    tok: T,
+    seed: u64,
+}
+
+impl<T: Tokenizer, const H: usize> FastMinHashFingerprinter<T, H> {
+    /// A fingerprinter with [`DEFAULT_SEED`].
+    pub fn new(canon: Canonicalizer, tok: T) -> Self {
+        Self {
+            canon,
+            tok,
+            seed: DEFAULT_SEED,
+        }
+    }
+
+    /// The same fingerprinter with another seed; signatures of different
+    /// seeds are not comparable (the seed is in [`Self::config_hash`]).
+    ///
+    /// ```
+    /// use txtfp::{Canonicalizer, FastMinHashFingerprinter, Fingerprinter, WordTokenizer};
+    /// let a = FastMinHashFingerprinter::<_, 16>::new(Canonicalizer::default(), WordTokenizer);
+    /// let b = a.clone().with_seed(7);
+    /// assert_ne!(a.fingerprint("some words")?, b.fingerprint("some words")?);
+    /// assert_ne!(a.config_hash(), b.config_hash());
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The canonicalizer applied before tokenizing.
+    pub fn canonicalizer(&self) -> &Canonicalizer {
+        &self.canon
+    }
+
+    /// The tokenizer.
+    pub fn tokenizer(&self) -> &T {
+        &self.tok
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// `XXH3_64` of `canonicalizer | tokenizer | fast-minhash-fss1-h{H} |
+    /// seed` (see [`crate::config_hash`]); never equal to a default-scheme
+    /// fingerprinter's, which hashes `minhash-h{H}` and a hash family.
+    ///
+    /// ```
+    /// use txtfp::{Canonicalizer, FastMinHashFingerprinter, MinHashFingerprinter, WordTokenizer};
+    /// let fast = FastMinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), WordTokenizer);
+    /// let default = MinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), WordTokenizer);
+    /// assert_ne!(fast.config_hash(), default.config_hash());
+    /// ```
+    pub fn config_hash(&self) -> u64 {
+        crate::config_hash(
+            &self.canon,
+            &self.tok.name(),
+            &format!("fast-minhash-fss1-h{H}|{}", hex16(self.seed)),
+        )
+    }
+
+    /// [`Fingerprinter::fingerprint`] with a caller-owned buffer for the
+    /// canonical text (its previous contents are discarded), so a loop
+    /// over many documents reuses one allocation.
+    ///
+    /// ```
+    /// use txtfp::{Canonicalizer, FastMinHashFingerprinter, Fingerprinter, WordTokenizer};
+    /// let fp = FastMinHashFingerprinter::<_, 16>::new(Canonicalizer::default(), WordTokenizer);
+    /// let mut buf = String::new();
+    /// for doc in ["one doc", "another doc"] {
+    ///     assert_eq!(fp.fingerprint_with_buffer(doc, &mut buf)?, fp.fingerprint(doc)?);
+    /// }
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Fingerprinter::fingerprint`].
+    pub fn fingerprint_with_buffer(
+        &self,
+        input: &str,
+        buf: &mut String,
+    ) -> Result<FastMinHashSig<H>> {
+        self.canon.check()?;
+        self.tok.validate()?;
+        if input.is_empty() {
+            return Err(empty_document());
+        }
+        self.canon.canonicalize_into(input, buf);
+        let mut sketch = FastSketch::<H>::new(self.seed, buf.len() / 8 + 16);
+        sketch_tokens(&self.tok, buf, &mut sketch);
+        let hashes = sketch.finish().ok_or_else(empty_document)?;
+        Ok(FastMinHashSig {
+            hashes,
+            ..FastMinHashSig::empty()
+        })
+    }
+}
+
+impl<T: Tokenizer, const H: usize> Fingerprinter for FastMinHashFingerprinter<T, H> {
+    type Output = FastMinHashSig<H>;
+
+    /// Canonicalize `input`, tokenize it and sketch the tokens.
+    ///
+    /// # Errors
+    /// - the configuration's own errors (a canonicalizer feature that is not
+    ///   compiled in, an invalid tokenizer), before anything else;
+    /// - [`Error::InvalidInput`]`("empty document")` if `input` is empty or
+    ///   yields no token after canonicalization, exactly as the default
+    ///   scheme.
+    fn fingerprint(&self, input: &str) -> Result<FastMinHashSig<H>> {
+        let mut buf = String::with_capacity(input.len());
+        self.fingerprint_with_buffer(input, &mut buf)
+    }
+}
+
+fn empty_document() -> Error {
+    Error::InvalidInput(String::from("empty document"))
+}
+
+/// Pushes the hash of every token `tok` yields for `text`. Words and word
+/// k-shingles take fused loops over word spans; any other tokenizer is
+/// hashed token by token with [`token_hash`], which defines the values the
+/// fused loops reproduce.
+pub(super) fn sketch_tokens<T: Tokenizer + ?Sized, const H: usize>(
+    tok: &T,
+    text: &str,
+    sketch: &mut FastSketch<H>,
+) {
+    let keys = sketch.keys;
+    if tok.builtin() == Builtin::Words {
+        word_hashes(text, keys.word, &mut sketch.elems);
+        for x in &mut sketch.elems {
+            *x = finish(*x, keys.finish);
+            place(&mut sketch.bins, *x);
+        }
+        return;
+    }
+    if let StreamPlan::Shingle { k, inner } = tok.stream_plan()
+        && k >= 1
+        && inner.builtin() == Builtin::Words
+    {
+        word_hashes(text, keys.word, &mut sketch.elems);
+        return shingles_in_place(k, &mut sketch.elems, keys.finish, &mut sketch.bins);
+    }
+    tok.for_each_token(text, &mut |t| {
+        sketch.elems.push(token_hash(t.as_bytes(), &keys))
+    });
+    sketch.bin_all();
+}
+
+/// Appends the word hash of every UAX #29 word of `text`, in order. The
+/// loop body is kept to a hash and a push: the shingle and bin work runs
+/// afterwards in its own tight loop.
+#[inline(always)]
+fn word_hashes(text: &str, key: u64, out: &mut Vec<u64>) {
+    let b = text.as_bytes();
+    let base = b.as_ptr() as usize;
+    crate::tokenize::fused::for_each_token_bytes(&WordTokenizer, text, move |w| {
+        // The words are slices of `text`: their offset lets the hash read
+        // whole 8-byte words past the end of a short word.
+        let s = (w.as_ptr() as usize).wrapping_sub(base);
+        out.push(word_hash_at(b, s, w, key));
+    });
+}
+
+/// Turns the word hashes in `v` into the hashes of their k-shingles, in
+/// place: the polynomial of the last k word hashes rolls forward per word
+/// (drop the oldest term, shift, add the newest), and the shingle ending at
+/// word `j` overwrites word `j − k + 1`, whose hash is not needed again.
+/// Fewer than k words make one shingle of all of them, as
+/// [`ShingleTokenizer`](crate::ShingleTokenizer) yields it. Each shingle
+/// hash also goes through round 0 ([`place`]) while it is in a register.
+fn shingles_in_place<const H: usize>(k: usize, v: &mut Vec<u64>, key: u64, bins: &mut [u64; H]) {
+    let n = v.len();
+    if n == 0 {
+        return;
+    }
+    let first = k.min(n);
+    let mut acc = 0u64;
+    for &w in &v[..first] {
+        acc = acc.wrapping_mul(BASE).wrapping_add(w);
+    }
+    if n <= k {
+        v[0] = finish(acc, key);
+        place(bins, v[0]);
+        v.truncate(1);
+        return;
+    }
+    let top = base_pow(k - 1);
+    let mut out = 0;
+    for j in k..n {
+        let (old, new) = (v[j - k], v[j]);
+        let x = finish(acc, key);
+        v[out] = x;
+        place(bins, x);
+        acc = acc
+            .wrapping_sub(old.wrapping_mul(top))
+            .wrapping_mul(BASE)
+            .wrapping_add(new);
+        out += 1;
+    }
+    v[out] = finish(acc, key);
+    place(bins, v[out]);
+    v.truncate(out + 1);
+}

@@ -1,0 +1,127 @@
+//! The running minima of one document, shared by the offline fingerprinter
+//! and the streaming path.
+//!
+//! Each token costs one 128-bit hash and `H` slot updates; the updates are
+//! queued and run [`BATCH`] tokens at a time ([`Kernel::update_batch`]). A
+//! slot is a minimum over the token set, so batching does not change the
+//! signature.
+
+use super::MinHashSig;
+use super::fingerprinter::empty_document;
+use super::kernel::Kernel;
+use crate::Result;
+use crate::classical::{HashFamily, TokenSketch};
+
+/// Tokens hashed before their slot updates run as one batch.
+const BATCH: usize = 32;
+
+/// Tokens in, [`MinHashSig`] out.
+pub(crate) struct MinHashSketch<const H: usize> {
+    slots: [u64; H],
+    family: HashFamily,
+    seed: u64,
+    // Detected once per sketch rather than once per token.
+    kernel: Kernel,
+    any: bool,
+    /// Token hashes not yet folded into `slots` (see [`Kernel::update_batch`]).
+    pending: [(u64, u64); BATCH],
+    npending: usize,
+}
+
+impl<const H: usize> MinHashSketch<H> {
+    pub(crate) fn new(family: HashFamily, seed: u64) -> Self {
+        Self::with_kernel(family, seed, Kernel::detect())
+    }
+
+    pub(super) fn with_kernel(family: HashFamily, seed: u64, kernel: Kernel) -> Self {
+        Self {
+            slots: [u64::MAX; H],
+            family,
+            seed,
+            kernel,
+            any: false,
+            pending: [(0, 0); BATCH],
+            npending: 0,
+        }
+    }
+
+    /// [`TokenSketch::push`] of a token given as its UTF-8 bytes.
+    #[inline(always)]
+    pub(crate) fn push_bytes(&mut self, token: &[u8]) {
+        self.any = true;
+        self.pending[self.npending] = self.family.hash128(token, self.seed);
+        self.npending += 1;
+        if self.npending == BATCH {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        self.kernel
+            .update_batch(&mut self.slots, &self.pending[..self.npending]);
+        self.npending = 0;
+    }
+}
+
+impl<const H: usize> TokenSketch for MinHashSketch<H> {
+    type Output = MinHashSig<H>;
+
+    #[inline]
+    fn push(&mut self, token: &str) {
+        self.push_bytes(token.as_bytes());
+    }
+
+    fn finish(mut self) -> Result<MinHashSig<H>> {
+        self.flush();
+        if !self.any {
+            return Err(empty_document());
+        }
+        let mut sig = MinHashSig::empty();
+        sig.hashes = self.slots;
+        Ok(sig)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec::Vec;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::classical::minhash::kernel::update_slots_reference;
+
+    fn reference<const H: usize>(tokens: &[&[u8]], fam: HashFamily, seed: u64) -> [u64; H] {
+        let mut slots = [u64::MAX; H];
+        for t in tokens {
+            let (lo, hi) = fam.hash128(t, seed);
+            update_slots_reference(&mut slots, lo, hi);
+        }
+        slots
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Tokens of every length, in batches and a partial batch at the
+        /// end, equal hashing each token at once.
+        #[test]
+        fn sketch_equals_reference(
+            tokens in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..90), 0..120),
+            fam in prop_oneof![Just(HashFamily::Xxh3_64), Just(HashFamily::MurmurHash3_x64_128)],
+            seed in any::<u64>(),
+        ) {
+            let all: Vec<&[u8]> = tokens.iter().map(Vec::as_slice).collect();
+            let want: [u64; 128] = reference(&all, fam, seed);
+            let mut s = MinHashSketch::<128>::new(fam, seed);
+            for t in &all {
+                s.push_bytes(t);
+            }
+            if all.is_empty() {
+                prop_assert!(s.finish().is_err());
+            } else {
+                prop_assert_eq!(s.finish().unwrap().hashes, want);
+            }
+        }
+    }
+}
