@@ -112,6 +112,15 @@ impl<T: crate::Tokenizer, const H: usize> FingerprintBatch for crate::MinHashFin
     }
 }
 
+#[cfg(feature = "minhash")]
+impl<T: crate::Tokenizer, const H: usize> FingerprintBatch
+    for crate::FastMinHashFingerprinter<T, H>
+{
+    fn fingerprint_reusing(&self, input: &str, scratch: &mut String) -> Result<Self::Output> {
+        self.fingerprint_with_buffer(input, scratch)
+    }
+}
+
 #[cfg(feature = "simhash")]
 impl<T: crate::Tokenizer> FingerprintBatch for crate::SimHashFingerprinter<T> {
     fn fingerprint_reusing(&self, input: &str, scratch: &mut String) -> Result<Self::Output> {
@@ -173,6 +182,7 @@ mod tests {
         #[test]
         fn batches_equal_single_calls(docs in prop::collection::vec("[a-zA-Zé ,.]{0,60}", 0..40)) {
             agree(&MinHashFingerprinter::<_, 16>::new(Canonicalizer::default(), WordTokenizer), &docs)?;
+            agree(&crate::FastMinHashFingerprinter::<_, 16>::new(Canonicalizer::default(), WordTokenizer), &docs)?;
             agree(&SimHashFingerprinter::new(Canonicalizer::default(), WordTokenizer), &docs)?;
             #[cfg(feature = "tlsh")]
             agree(&crate::TlshFingerprinter::default(), &docs)?;
