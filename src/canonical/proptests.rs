@@ -389,3 +389,38 @@ fn every_code_point_is_idempotent() {
         }
     }
 }
+
+/// Every code point of Latin-1 through Cyrillic (the capitals of the common
+/// scripts among them), before the code points that decide how the pass
+/// treats it (combining marks, stripped and format characters, other
+/// capitals, ASCII, the end), under every configuration.
+#[test]
+fn capitals_before_every_kind_of_neighbour() {
+    let after = [
+        "",
+        "a",
+        " x",
+        "\u{0301}",
+        "\u{0308}a",
+        "\u{00AD}\u{0301}",
+        "\u{200B}\u{0308}",
+        "\u{034F}\u{0301}",
+        "\u{0416}",
+        "\u{00C9}\u{0301}",
+        "\u{0430}",
+        "\u{FB00}",
+        "\u{1F88}",
+        "\u{0345}",
+        "\u{E0001}\u{0301}",
+    ];
+    let configs = all_configs(false);
+    for u in 0xC0u32..0x530 {
+        let Some(c) = char::from_u32(u) else { continue };
+        for a in after {
+            let input = alloc::format!("x{c}{a}\u{0401}{c}");
+            for b in &configs {
+                check_against_reference(b, &input).unwrap();
+            }
+        }
+    }
+}
