@@ -11,8 +11,7 @@ use std::sync::Arc;
 use store_common::*;
 use txtfp::Error;
 use txtfp::store::{
-    Action, DocStatus, FingerprintType, GlobalFingerprintStore, GlobalStoreConfig,
-    IncomingDocument, MatchReason,
+    Action, DocStatus, FingerprintType, GlobalFingerprintStore, IncomingDocument, MatchReason,
 };
 
 /// Entry point of the worker processes (does nothing when run normally).
@@ -20,16 +19,6 @@ use txtfp::store::{
 #[ignore = "worker process of the multi-process tests; spawned by them"]
 fn worker() {
     worker_main();
-}
-
-fn open_in(
-    dir: &std::path::Path,
-    edit: impl FnOnce(&mut GlobalStoreConfig),
-) -> GlobalFingerprintStore {
-    let mut cfg = dataset_config();
-    cfg.root_path = dir.to_path_buf();
-    edit(&mut cfg);
-    GlobalFingerprintStore::open(cfg).unwrap()
 }
 
 #[test]

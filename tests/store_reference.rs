@@ -8,17 +8,7 @@ mod store_common;
 use std::collections::BTreeSet;
 
 use store_common::*;
-use txtfp::store::{Action, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
-
-fn open_in(
-    dir: &std::path::Path,
-    edit: impl FnOnce(&mut GlobalStoreConfig),
-) -> GlobalFingerprintStore {
-    let mut cfg = dataset_config();
-    cfg.root_path = dir.to_path_buf();
-    edit(&mut cfg);
-    GlobalFingerprintStore::open(cfg).unwrap()
-}
+use txtfp::store::{Action, IncomingDocument};
 
 /// The permuted-table lookup against a brute-force scan: with SimHash
 /// alone, every decision equals the one a linear scan over all live

@@ -65,6 +65,14 @@ pub fn dataset_config() -> GlobalStoreConfig {
     cfg
 }
 
+/// An embedded store under `dir` with [`dataset_config`], changed by `edit`.
+pub fn open_in(dir: &Path, edit: impl FnOnce(&mut GlobalStoreConfig)) -> GlobalFingerprintStore {
+    let mut cfg = dataset_config();
+    cfg.root_path = dir.to_path_buf();
+    edit(&mut cfg);
+    GlobalFingerprintStore::open(cfg).unwrap()
+}
+
 /// Rank of a dataset under [`dataset_config`] (lower wins).
 pub fn dataset_rank(ds: &str) -> usize {
     ["ds3", "ds2", "ds0", "ds1"]

@@ -158,13 +158,14 @@ pub(crate) fn weighted_signature(votes: impl IntoIterator<Item = (u64, f64)>) ->
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use alloc::vec::Vec;
     use proptest::prelude::*;
 
-    /// The plain formulation: 64 signed counters, ±1 per vote.
-    fn reference(hashes: &[u64]) -> ([i64; 64], u64) {
+    /// The plain formulation: 64 signed counters, ±1 per vote (also the
+    /// reference of `votes.rs`'s tests).
+    pub(in crate::classical::simhash) fn reference(hashes: &[u64]) -> ([i64; 64], u64) {
         let mut acc = [0i64; 64];
         for &h in hashes {
             for (b, a) in acc.iter_mut().enumerate() {

@@ -161,24 +161,10 @@ impl TfVotes {
 
 #[cfg(test)]
 mod tests {
+    use super::super::kernel::tests::reference;
     use super::*;
     use alloc::vec::Vec;
     use proptest::prelude::*;
-
-    /// The plain formulation: 64 signed counters, ±1 per vote.
-    fn reference(hashes: &[u64]) -> ([i64; 64], u64) {
-        let mut acc = [0i64; 64];
-        for &h in hashes {
-            for (b, a) in acc.iter_mut().enumerate() {
-                *a += if (h >> b) & 1 == 1 { 1 } else { -1 };
-            }
-        }
-        let bits = acc
-            .iter()
-            .enumerate()
-            .fold(0u64, |o, (b, &a)| o | (u64::from(a > 0) << b));
-        (acc, bits)
-    }
 
     fn check(hashes: &[u64]) {
         let (acc, bits) = reference(hashes);
