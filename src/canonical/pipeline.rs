@@ -147,6 +147,19 @@ impl Core {
                 break;
             };
             let next = i + c.len_utf8();
+            if let Some(image) = F::ascii_image(c)
+                && self.plain_at(input, next)
+            {
+                // Normalizes to its ASCII image on its own (see
+                // `nfkc_ascii`), and that image is final: a plain code
+                // point follows.
+                if let Some(p) = pending.take() {
+                    emit.flush(&input[..i], p);
+                }
+                emit.plain(image);
+                i = next;
+                continue;
+            }
             if self.strip.contains(c) {
                 // Removed before normalization: the code points around it
                 // become neighbours, so it does not end anything.
@@ -205,22 +218,33 @@ impl Core {
                 0xE0..=0xEF => ((u32::from(b0 & 0x0F) << 12) | (cont(1) << 6) | cont(2), 3),
                 _ => break,
             };
-            let Some(c) = char::from_u32(u) else {
-                break;
-            };
-            let plain = if self.fold {
-                // Excludes every code point of both strip lists.
-                plain_when_folding(c)
-            } else {
-                known_safe(c) && !self.strip.contains(c)
-            };
-            if !plain {
+            if !char::from_u32(u).is_some_and(|c| self.is_plain(c)) {
                 break;
             }
             last = i;
             i += len;
         }
         (i, last)
+    }
+
+    /// Whether `c` is plain (see [`Core::plain_prefix`]).
+    #[inline(always)]
+    fn is_plain(self, c: char) -> bool {
+        if self.fold {
+            // Excludes every code point of both strip lists.
+            plain_when_folding(c)
+        } else {
+            known_safe(c) && !self.strip.contains(c)
+        }
+    }
+
+    /// Whether `input[i..]` is empty or starts with a plain code point.
+    #[inline]
+    fn plain_at(self, input: &str, i: usize) -> bool {
+        match input[i..].chars().next() {
+            None => true,
+            Some(c) => c.is_ascii() || self.is_plain(c),
+        }
     }
 }
 
@@ -387,20 +411,23 @@ fn copy_folded(out: &mut String, text: &str, strip: StripSet, fold: bool) -> boo
     changed
 }
 
-/// Length of the longest all-ASCII prefix of `bytes`.
+/// Length of the longest all-ASCII prefix of `bytes`, 16 bytes per step:
+/// the first high bit of a chunk is found with `trailing_zeros`, so the end
+/// of a short ASCII run costs no byte loop.
 #[inline]
-pub(super) fn ascii_prefix_len(bytes: &[u8]) -> usize {
+pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {
     const HIGH: u64 = 0x8080_8080_8080_8080;
+    let word = |b: &[u8]| <[u8; 8]>::try_from(b).map_or(HIGH, |w| u64::from_le_bytes(w) & HIGH);
     let mut n = 0;
-    for chunk in bytes.chunks_exact(16) {
-        let (Ok(a), Ok(b)) = (
-            <[u8; 8]>::try_from(&chunk[..8]),
-            <[u8; 8]>::try_from(&chunk[8..]),
-        ) else {
-            break;
-        };
-        if (u64::from_ne_bytes(a) | u64::from_ne_bytes(b)) & HIGH != 0 {
-            break;
+    while let Some(chunk) = bytes.get(n..n + 16) {
+        let (lo, hi) = (word(&chunk[..8]), word(&chunk[8..]));
+        if lo | hi != 0 {
+            let first = if lo != 0 {
+                lo.trailing_zeros()
+            } else {
+                64 + hi.trailing_zeros()
+            };
+            return n + (first / 8) as usize;
         }
         n += 16;
     }
@@ -431,5 +458,14 @@ mod tests {
         assert_eq!(ascii_prefix_len(b""), 0);
         assert_eq!(ascii_prefix_len("\u{e9}".as_bytes()), 0);
         assert_eq!(ascii_prefix_len(b"abcdefgh"), 8);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ascii_prefix_len_is_position(b in proptest::collection::vec(
+            proptest::prop_oneof![9 => 0u8..128, 1 => 128u8..=255], 0..80)) {
+            let want = b.iter().position(|x| !x.is_ascii()).unwrap_or(b.len());
+            proptest::prop_assert_eq!(ascii_prefix_len(&b), want);
+        }
     }
 }

@@ -108,6 +108,18 @@ fn interesting_char() -> impl Strategy<Value = char> {
         1 => range('\u{AC00}', '\u{AC40}'),
         1 => range('\u{FB00}', '\u{FB06}'),
         1 => range('\u{FF01}', '\u{FF9F}'),
+        // Mapped to ASCII by NFKC (`quick::nfkc_ascii`), and safe punctuation.
+        2 => prop::sample::select(alloc::vec![
+            '\u{00A0}', '\u{2000}', '\u{2007}', '\u{200A}', '\u{202F}', '\u{205F}', '\u{3000}',
+            '\u{2024}', '\u{2025}', '\u{2026}', '\u{FF0C}', '\u{FF21}', '\u{FF41}', '\u{FF5E}',
+            '\u{2011}', '\u{2017}', '\u{203C}', '\u{2033}', '\u{00A8}', '\u{00B4}',
+        ]),
+        1 => range('\u{00A0}', '\u{00BF}'),
+        1 => range('\u{2010}', '\u{2060}'),
+        1 => range('\u{2190}', '\u{2235}'),
+        1 => range('\u{2260}', '\u{2262}'),
+        1 => range('\u{2300}', '\u{232C}'),
+        1 => range('\u{0600}', '\u{0612}'),
         2 => range('\u{00C0}', '\u{024F}'),
         2 => range('\u{0370}', '\u{03FF}'),
         2 => range('\u{1F00}', '\u{1FFF}'),

@@ -17,6 +17,8 @@ pub(super) trait Form {
     fn quick_char(c: char) -> bool;
     /// Feeds the normalization of `chars` to `f`.
     fn normalize<I: Iterator<Item = char>>(chars: I, f: impl FnMut(char));
+    /// The form's image of `c` when that is ASCII (see [`nfkc_ascii`]).
+    fn ascii_image(c: char) -> Option<&'static str>;
 }
 
 /// Canonical composition.
@@ -32,6 +34,11 @@ impl Form for Nfc {
     fn normalize<I: Iterator<Item = char>>(chars: I, f: impl FnMut(char)) {
         chars.nfc().for_each(f)
     }
+    #[inline]
+    fn ascii_image(_: char) -> Option<&'static str> {
+        // NFC maps no non-ASCII code point to ASCII.
+        None
+    }
 }
 
 impl Form for Nfkc {
@@ -41,6 +48,36 @@ impl Form for Nfkc {
     }
     fn normalize<I: Iterator<Item = char>>(chars: I, f: impl FnMut(char)) {
         chars.nfkc().for_each(f)
+    }
+    #[inline]
+    fn ascii_image(c: char) -> Option<&'static str> {
+        nfkc_ascii(c)
+    }
+}
+
+/// The NFKC image of the compatibility characters of real text that NFKC
+/// maps to ASCII: the no-break and typographic spaces, the dot leaders and
+/// the fullwidth forms of printable ASCII.
+///
+/// Each is a starter whose image starts with an ASCII code point, which is
+/// never the second half of a composition, so nothing before it reaches
+/// across it; followed by a safe code point (or nothing), it normalizes to
+/// its image on its own. None is in a strip list. The pass uses this to
+/// skip the normalizer for them; `ascii_images_are_nfkc` checks every entry.
+#[inline]
+pub(super) fn nfkc_ascii(c: char) -> Option<&'static str> {
+    const PRINTABLE: &str = "!\"#$%&'()*+,-./0123456789:;<=>?@\
+        ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
+    match c as u32 {
+        0x00A0 | 0x2000..=0x200A | 0x202F | 0x205F | 0x3000 => Some(" "),
+        0x2024 => Some("."),
+        0x2025 => Some(".."),
+        0x2026 => Some("..."),
+        u @ 0xFF01..=0xFF5E => {
+            let k = (u - 0xFF01) as usize;
+            PRINTABLE.get(k..k + 1)
+        }
+        _ => None,
     }
 }
 
@@ -122,8 +159,17 @@ const fn bitmap(plain: bool) -> [u64; 1024] {
 const fn known_safe_u32(u: u32) -> bool {
     matches!(
         u,
-        // Latin-1 letters, Latin extended A and B (parts), IPA.
-        0x00C0..=0x0131
+        // Latin-1 punctuation and symbols without a compatibility mapping.
+        0x00A1..=0x00A7
+            | 0x00A9
+            | 0x00AB..=0x00AC
+            | 0x00AE
+            | 0x00B0..=0x00B1
+            | 0x00B6..=0x00B7
+            | 0x00BB
+            | 0x00BF
+            // Latin-1 letters, Latin extended A and B (parts), IPA.
+            | 0x00C0..=0x0131
             | 0x014A..=0x017E
             | 0x0180..=0x01C3
             | 0x01F4..=0x02AF
@@ -134,6 +180,7 @@ const fn known_safe_u32(u: u32) -> bool {
             | 0x0559..=0x0586
             // Hebrew letters, Arabic letters.
             | 0x05D0..=0x05EA
+            | 0x0606..=0x060F
             | 0x061B..=0x064A
             | 0x0679..=0x06D5
             // Devanagari letters, Thai.
@@ -142,6 +189,20 @@ const fn known_safe_u32(u: u32) -> bool {
             // Latin extended additional, Greek extended (parts).
             | 0x1E00..=0x1E99
             | 0x1E9C..=0x1F70
+            // Dashes, quotes, bullets, per mille, primes; arrows, the first
+            // mathematical operators, technical symbols; box drawing,
+            // shapes, miscellaneous symbols and dingbats.
+            | 0x2010
+            | 0x2012..=0x2016
+            | 0x2018..=0x2023
+            | 0x2027
+            | 0x2030..=0x2032
+            | 0x2035
+            | 0x2038..=0x203B
+            | 0x203D
+            | 0x2190..=0x222B
+            | 0x2300..=0x2328
+            | 0x2500..=0x27BF
             // CJK punctuation, kana, CJK ideographs, Yi ... Hangul syllables.
             | 0x3001..=0x3029
             | 0x303B..=0x3098
@@ -170,6 +231,29 @@ mod tests {
             }
         }
         assert!(n > 40_000, "{n}");
+    }
+
+    #[test]
+    fn ascii_images_are_nfkc() {
+        use alloc::string::String;
+        let strip = super::super::strip::StripSet {
+            bidi: true,
+            format: true,
+        };
+        let mut n = 0;
+        for c in (0x80..=0x10FFFFu32).filter_map(char::from_u32) {
+            assert_eq!(Nfc::ascii_image(c), None);
+            let Some(image) = Nfkc::ascii_image(c) else {
+                continue;
+            };
+            n += 1;
+            let want: String = core::iter::once(c).nfkc().collect();
+            assert_eq!(image, want, "U+{:04X}", c as u32);
+            assert!(image.is_ascii() && !image.is_empty());
+            assert_eq!(canonical_combining_class(c), 0, "U+{:04X}", c as u32);
+            assert!(!strip.contains(c), "U+{:04X}", c as u32);
+        }
+        assert_eq!(n, 1 + 11 + 2 + 1 + 3 + 94);
     }
 
     #[test]

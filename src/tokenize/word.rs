@@ -9,7 +9,7 @@ use super::ascii_scan::for_each_ascii_word;
 use super::ascii_words::AsciiWords;
 use super::mixed_words;
 use super::{StreamPlan, TokenStream, Tokenizer};
-use crate::canonical::split_safe;
+use crate::canonical::{ascii_prefix_len, split_safe};
 
 /// Words by the Unicode word-boundary rules (UAX #29), keeping only the
 /// segments that contain at least one alphabetic or numeric character.
@@ -88,10 +88,11 @@ pub(crate) fn for_each_word_span<F: FnMut(usize, usize)>(input: &str, mut f: F) 
     }
     let mut pos = 0;
     while pos < b.len() {
-        let Some(off) = first_non_ascii(&b[pos..]) else {
+        let off = ascii_prefix_len(&b[pos..]);
+        if pos + off == b.len() {
             for_each_ascii_word(&b[pos..], |s, e| f(pos + s, pos + e));
             return;
-        };
+        }
         let first_non_ascii = pos + off;
         // Back to the last split point at or before the non-ASCII byte...
         let mut cut = first_non_ascii;
@@ -116,26 +117,6 @@ pub(crate) fn for_each_word_span<F: FnMut(usize, usize)>(input: &str, mut f: F) 
     }
 }
 
-/// Index of the first non-ASCII byte, eight bytes at a time.
-#[inline]
-fn first_non_ascii(b: &[u8]) -> Option<usize> {
-    let mut chunks = b.chunks_exact(8);
-    let mut base = 0;
-    for c in &mut chunks {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        let high = w & 0x8080_8080_8080_8080;
-        if high != 0 {
-            return Some(base + (high.trailing_zeros() / 8) as usize);
-        }
-        base += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|x| !x.is_ascii())
-        .map(|i| base + i)
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -156,11 +137,6 @@ mod tests {
     }
 
     proptest! {
-        #[test]
-        fn first_non_ascii_is_position(b in proptest::collection::vec(prop_oneof![0u8..128, 128u8..=255], 0..40)) {
-            prop_assert_eq!(first_non_ascii(&b), b.iter().position(|x| !x.is_ascii()));
-        }
-
         #[test]
         fn hybrid_equals_unicode_words(parts in proptest::collection::vec(
             prop_oneof![
