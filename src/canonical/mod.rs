@@ -86,7 +86,6 @@ mod tests;
 #[cfg(test)]
 mod vectors;
 
-pub(crate) use pipeline::ascii_prefix_len;
 pub use versions::{UnicodeVersions, unicode_versions};
 
 /// Unicode normalization form applied before and after case folding.

@@ -415,7 +415,7 @@ fn copy_folded(out: &mut String, text: &str, strip: StripSet, fold: bool) -> boo
 /// the first high bit of a chunk is found with `trailing_zeros`, so the end
 /// of a short ASCII run costs no byte loop.
 #[inline]
-pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {
+pub(super) fn ascii_prefix_len(bytes: &[u8]) -> usize {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let word = |b: &[u8]| <[u8; 8]>::try_from(b).map_or(HIGH, |w| u64::from_le_bytes(w) & HIGH);
     let mut n = 0;

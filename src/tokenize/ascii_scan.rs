@@ -18,15 +18,17 @@ use super::ascii_words::{ALNUM, CLASS, DIGIT, LETTER, MID_DIGITS, MID_LETTERS, W
 /// Bit `j` of each field describes byte `j` of a block of at most 64 bytes
 /// (bits past the end of the block are clear).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Masks {
+pub(super) struct Masks {
     /// Letters, digits and `_`.
-    word: u64,
-    letter: u64,
-    digit: u64,
+    pub(super) word: u64,
+    pub(super) letter: u64,
+    pub(super) digit: u64,
     /// `:` `.` `'`.
-    mid_letters: u64,
+    pub(super) mid_letters: u64,
     /// `,` `;` `.` `'`.
-    mid_digits: u64,
+    pub(super) mid_digits: u64,
+    /// Bytes >= 0x80 (they have no ASCII class; see `block_words`).
+    pub(super) high: u64,
 }
 
 /// The definition: one lookup in the class table per byte.
@@ -42,13 +44,14 @@ fn class_masks_scalar(b: &[u8]) -> Masks {
         m.digit |= bit(DIGIT);
         m.mid_letters |= bit(MID_LETTERS);
         m.mid_digits |= bit(MID_DIGITS);
+        m.high |= u64::from(x >= 0x80) << j;
     }
     m
 }
 
 /// [`class_masks_scalar`] of a block of at most 64 bytes.
 #[inline(always)]
-fn class_masks(b: &[u8]) -> Masks {
+pub(super) fn class_masks(b: &[u8]) -> Masks {
     #[cfg(target_arch = "x86_64")]
     {
         if let Ok(full) = <&[u8; 64]>::try_from(b) {
@@ -102,6 +105,7 @@ fn class_masks_sse2(b: &[u8; 64]) -> Masks {
         m.digit |= bits(digit) << s;
         m.mid_letters |= bits(ml) << s;
         m.mid_digits |= bits(md) << s;
+        m.high |= bits(x) << s;
     }
     m
 }

@@ -1,17 +1,17 @@
-//! UAX #29 words over text with non-ASCII characters, without the general
-//! state machine where the characters allow it.
+//! Word-break classes of the characters of real text, for the UAX #29 word
+//! scanners, and the general rules for the stretches they do not model.
 //!
 //! Most letters of the scripts in real text (Latin with diacritics, Greek,
 //! Cyrillic, Arabic, Hangul syllables) have the same word-break behaviour as
 //! ASCII letters, Arabic-Indic digits that of ASCII digits, and Han
 //! ideographs and kana-less CJK punctuation that of an ASCII symbol. This
-//! module gives such characters the [`ascii_words`](super::ascii_words) class
-//! bits and runs the same rules over them. Every other character (combining
-//! marks, format characters, Katakana, Hebrew, emoji, unassigned code
-//! points...) is *complex*: the stretch around it goes to
-//! `unicode-segmentation`, cut at *split points* — positions where UAX #29
-//! always breaks and where no rule looks across — so the result is exactly
-//! `unicode_words` of the whole text.
+//! module gives such characters the [`ascii_words`](super::ascii_words)
+//! class bits, plus bits for Katakana and for the non-ASCII mid characters,
+//! which [`block_words`](super::block_words) turns into bit masks. Every
+//! other character (combining marks, format characters, Hebrew, emoji,
+//! unassigned code points...) is *complex*: the stretch around it goes to
+//! `unicode-segmentation` ([`stretch_words`]), cut at *split points* —
+//! positions where UAX #29 always breaks and where no rule looks across.
 //!
 //! A split point sits before a non-complex, non-whitespace character that
 //! follows either ASCII whitespace, or a character of word-break class
@@ -22,36 +22,34 @@
 //! letter, digit or `"` there; WB15/16 a regional indicator).
 //!
 //! The tests check the class of every non-complex code point against
-//! `unicode-segmentation` and compare whole texts on random strings.
+//! `unicode-segmentation`, through the word tokenizer, and compare whole
+//! texts on random strings.
 
 use unicode_segmentation::UnicodeSegmentation;
 
 use super::ascii_words::{self, CLASS};
 
 /// The [`ascii_words`] bits, plus the three below.
-type Class = u16;
+pub(super) type Class = u16;
 
-const WORD: Class = ascii_words::WORD as Class;
-const ALNUM: Class = ascii_words::ALNUM as Class;
-const LETTER: Class = ascii_words::LETTER as Class;
-const DIGIT: Class = ascii_words::DIGIT as Class;
-const MID_LETTERS: Class = ascii_words::MID_LETTERS as Class;
-const MID_DIGITS: Class = ascii_words::MID_DIGITS as Class;
+pub(super) const WORD: Class = ascii_words::WORD as Class;
+pub(super) const ALNUM: Class = ascii_words::ALNUM as Class;
+pub(super) const LETTER: Class = ascii_words::LETTER as Class;
+pub(super) const DIGIT: Class = ascii_words::DIGIT as Class;
+pub(super) const MID_LETTERS: Class = ascii_words::MID_LETTERS as Class;
+pub(super) const MID_DIGITS: Class = ascii_words::MID_DIGITS as Class;
 
 /// Word-break class `Other`, not whitespace and not `"`: breaks on both
 /// sides and is invisible to every context rule. With `ALNUM` it is a word
 /// on its own (a Han ideograph).
-const PLAIN: Class = 1 << 8;
+pub(super) const PLAIN: Class = 1 << 8;
 /// ASCII whitespace.
 const SPACE: Class = 1 << 9;
 /// Anything this module does not model: handled by `unicode-segmentation`.
-const COMPLEX: Class = 1 << 10;
+pub(super) const COMPLEX: Class = 1 << 10;
 /// Katakana (with `WORD`): joins Katakana and `_`-like characters, but not
 /// letters or digits (WB13, WB13a/b).
-const KATAKANA: Class = 1 << 11;
-/// The `WORD` kinds that Katakana does not join; `WORD` without any of them
-/// is `ExtendNumLet` (`_`), which joins every kind.
-const KINDS: Class = LETTER | DIGIT | KATAKANA;
+pub(super) const KATAKANA: Class = 1 << 11;
 
 const L: Class = WORD | ALNUM | LETTER;
 const N: Class = WORD | ALNUM | DIGIT;
@@ -148,13 +146,14 @@ const TWO_BYTE: [Class; 0x780] = {
     t
 };
 
-/// Classes of U+0800..=U+FFFF: general punctuation, arrows and box
-/// drawing, CJK punctuation, kana, Han and Hangul syllables.
+/// Classes of U+0800..=U+FFFF: Latin extended additional (Vietnamese),
+/// general punctuation, arrows and box drawing, CJK punctuation, kana, Han
+/// and Hangul syllables.
 #[inline]
 fn three_byte_class(cp: u32) -> Class {
     match cp {
         0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x3041..=0x3096 | 0x309D..=0x309F => PA,
-        0xAC00..=0xD7A3 | 0x3005 => L,
+        0xAC00..=0xD7A3 | 0x3005 | 0x1E00..=0x1EFF => L,
         0x2010..=0x2017 | 0x201A..=0x2023 | 0x2025..=0x2026 | 0x2030..=0x203E => P,
         0x2018..=0x2019 | 0x2024 => MNL,
         0x2027 => ML,
@@ -169,7 +168,7 @@ fn three_byte_class(cp: u32) -> Class {
 /// Class and UTF-8 length of the character starting at `b[i]` (a character
 /// boundary of a `str`).
 #[inline(always)]
-fn class_at(b: &[u8], i: usize) -> (Class, usize) {
+pub(super) fn class_at(b: &[u8], i: usize) -> (Class, usize) {
     let b0 = b[i];
     if b0 < 0x80 {
         return (ASCII[b0 as usize], 1);
@@ -195,121 +194,8 @@ fn is_split(prev: Class, next: Class) -> bool {
     next & COMPLEX == 0 && (prev & PLAIN != 0 || (prev & SPACE != 0 && next & SPACE == 0))
 }
 
-/// Calls `f` with exactly the words `s.unicode_words()` yields, provided `s`
-/// starts and ends at split points of the text it was cut from (its own
-/// ends are fine).
-pub(crate) fn for_each_word<F: FnMut(&str)>(s: &str, mut f: F) {
-    let b = s.as_bytes();
-    let n = b.len();
-    if n == 0 {
-        return;
-    }
-    // End of the last word handed out (see `fallback`).
-    let mut emitted = 0;
-    let mut i = 0;
-    // Class and length of the character at `i`.
-    let mut cur = class_at(b, 0);
-    while i < n {
-        let (class, len) = cur;
-        let resume = if class & WORD != 0 {
-            match scan_word(b, i, class, len) {
-                Ok((end, alnum, next)) => {
-                    if alnum {
-                        f(&s[i..end]);
-                        emitted = end;
-                    }
-                    i = end;
-                    cur = next;
-                    continue;
-                }
-                Err(at) => fallback(s, i, at, emitted, &mut f),
-            }
-        } else if class & COMPLEX != 0 {
-            fallback(s, i, i, emitted, &mut f)
-        } else {
-            // Breaks on both sides unless an extend or format character
-            // follows (WB4), so look at the next character before deciding.
-            let j = i + len;
-            let next = if j < n { class_at(b, j) } else { (0, 0) };
-            if next.0 & COMPLEX != 0 {
-                fallback(s, i, j, emitted, &mut f)
-            } else {
-                if class & ALNUM != 0 {
-                    f(&s[i..j]);
-                    emitted = j;
-                }
-                i = j;
-                cur = next;
-                continue;
-            }
-        };
-        emitted = resume;
-        i = resume;
-        if i < n {
-            cur = class_at(b, i);
-        }
-    }
-}
-
-/// The word of `WORD` characters (and joining mid characters) starting at
-/// `start`: `Ok((end, has an alphanumeric, class at end))`, or `Err(pos)` of
-/// a complex character the decision depends on.
-#[inline(always)]
-fn scan_word(
-    b: &[u8],
-    start: usize,
-    class: Class,
-    len: usize,
-) -> Result<(usize, bool, (Class, usize)), usize> {
-    let n = b.len();
-    let mut alnum = class & ALNUM != 0;
-    let mut prev = class;
-    let mut j = start + len;
-    while j < n {
-        let (c, l) = class_at(b, j);
-        if c & WORD != 0 {
-            if (c ^ prev) & KATAKANA != 0 && c & KINDS != 0 && prev & KINDS != 0 {
-                // Katakana next to a letter or digit.
-                return Ok((j, alnum, (c, l)));
-            }
-            alnum |= c & ALNUM != 0;
-            prev = c;
-            j += l;
-            continue;
-        }
-        if c & COMPLEX != 0 {
-            return Err(j);
-        }
-        if c & MNL != 0 && j + l < n {
-            let (c3, l3) = class_at(b, j + l);
-            if c3 & COMPLEX != 0 {
-                return Err(j + l);
-            }
-            if ascii_words::mid_joins(prev as u8, c as u8, c3 as u8) {
-                alnum |= c3 & ALNUM != 0;
-                prev = c3;
-                j += l + l3;
-                continue;
-            }
-        }
-        return Ok((j, alnum, (c, l)));
-    }
-    Ok((n, alnum, (0, 0)))
-}
-
-/// Hands out the words of the stretch between the split points around
-/// `from..=at` through `unicode-segmentation`, skipping those that start
-/// before `emitted` (handed out already), and returns the end of the
-/// stretch, where the fast path resumes.
-///
-/// The fast path has not handed out anything at or after `from`, and every
-/// break it decided before involved only characters it models, so the
-/// stretch's words that start before `emitted` are exactly the ones it did
-/// hand out.
-#[cold]
-fn fallback<F: FnMut(&str)>(s: &str, from: usize, at: usize, emitted: usize, f: &mut F) -> usize {
-    let b = s.as_bytes();
-    // Back from `from` to a split point (or the start).
+/// The split point at or before `from` nearest to it (or the start).
+pub(super) fn stretch_start(b: &[u8], from: usize) -> usize {
     let mut start = from;
     let mut next = class_at(b, start).0;
     while start > 0 {
@@ -324,7 +210,22 @@ fn fallback<F: FnMut(&str)>(s: &str, from: usize, at: usize, emitted: usize, f: 
         start = p;
         next = prev;
     }
-    // Forward past `at` to a split point (or the end).
+    start
+}
+
+/// Hands out the words of the stretch from the split point `start` to the
+/// first split point after the character at `at` through
+/// `unicode-segmentation`, skipping those that start before `emitted`, and
+/// returns the end of the stretch.
+#[cold]
+pub(super) fn stretch_words<F: FnMut(&str)>(
+    s: &str,
+    start: usize,
+    at: usize,
+    emitted: usize,
+    f: &mut F,
+) -> usize {
+    let b = s.as_bytes();
     let (mut prev, len) = class_at(b, at);
     let mut end = at + len;
     while end < b.len() {

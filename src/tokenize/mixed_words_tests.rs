@@ -9,9 +9,10 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use super::*;
 
+/// The word tokenizer, which runs on these classes.
 fn fast(s: &str) -> Vec<String> {
     let mut v = Vec::new();
-    for_each_word(s, |w: &str| v.push(w.to_string()));
+    super::super::word::for_each_word(s, |w: &str| v.push(w.to_string()));
     v
 }
 

@@ -12,13 +12,13 @@ use crate::Result;
 
 mod ascii_scan;
 mod ascii_words;
+mod block_words;
 #[cfg(feature = "cjk")]
 pub mod cjk;
 pub(crate) mod fused;
 mod grapheme;
 mod mixed_words;
 mod shingle;
-mod split_scan;
 mod word;
 
 #[cfg(feature = "cjk")]

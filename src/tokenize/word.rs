@@ -7,9 +7,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use super::ascii_scan::for_each_ascii_word;
 use super::ascii_words::AsciiWords;
-use super::mixed_words;
 use super::{StreamPlan, TokenStream, Tokenizer};
-use crate::canonical::{ascii_prefix_len, split_safe};
 
 /// Words by the Unicode word-boundary rules (UAX #29), keeping only the
 /// segments that contain at least one alphabetic or numeric character.
@@ -62,12 +60,9 @@ impl Tokenizer for WordTokenizer {
     }
 }
 
-/// Words of `input`: ASCII stretches through [`for_each_ascii_word`], the
-/// stretches around non-ASCII bytes through [`mixed_words`] (which hands
-/// what it does not model to `unicode-segmentation`). The stretches meet
-/// only at [`split_safe`] points (ASCII whitespace, then a non-whitespace
-/// ASCII byte), where UAX #29 always breaks and no rule looks across, so
-/// the concatenated result equals `unicode_words` on the whole text.
+/// Words of `input`: pure-ASCII text through [`for_each_ascii_word`], any
+/// other through [`block_words`](super::block_words) (which hands what it
+/// does not model to `unicode-segmentation`). Both equal `unicode_words`.
 #[inline]
 pub(crate) fn for_each_word<F: FnMut(&str)>(input: &str, mut f: F) {
     for_each_word_span(input, |s, e| {
@@ -78,43 +73,19 @@ pub(crate) fn for_each_word<F: FnMut(&str)>(input: &str, mut f: F) {
 }
 
 /// [`for_each_word`] as byte ranges `start..end` of `input`.
+///
+/// Text with non-ASCII characters takes the general scanner from its first
+/// byte: handing long ASCII stretches to the ASCII scanner measured faster
+/// on text with a few non-ASCII characters per kilobyte, but slower on
+/// Latin-script text with a few per line, and slower over the whole corpus.
 #[inline(always)]
-pub(crate) fn for_each_word_span<F: FnMut(usize, usize)>(input: &str, mut f: F) {
-    let b = input.as_bytes();
+pub(crate) fn for_each_word_span<F: FnMut(usize, usize)>(input: &str, f: F) {
     if input.is_ascii() {
         // `str::is_ascii` checks a word at a time: the common case costs
         // one fast scan.
-        return for_each_ascii_word(b, f);
+        return for_each_ascii_word(input.as_bytes(), f);
     }
-    let mut pos = 0;
-    while pos < b.len() {
-        let off = ascii_prefix_len(&b[pos..]);
-        if pos + off == b.len() {
-            for_each_ascii_word(&b[pos..], |s, e| f(pos + s, pos + e));
-            return;
-        }
-        let first_non_ascii = pos + off;
-        // Back to the last split point at or before the non-ASCII byte...
-        let mut cut = first_non_ascii;
-        while cut > pos && !split_safe(b[cut - 1], b[cut]) {
-            cut -= 1;
-        }
-        if cut > pos {
-            for_each_ascii_word(&b[pos..cut], |s, e| f(pos + s, pos + e));
-        }
-        // ...and forward to the first split point after it.
-        let end = super::split_scan::next_split(b, first_non_ascii + 1);
-        // `cut` and `end` sit before ASCII bytes (or at the ends): char
-        // boundaries, and split points of the whole text. The words are
-        // slices of `input[cut..end]`: their offsets come from the pointers.
-        let stretch = &input[cut..end];
-        let origin = stretch.as_ptr() as usize;
-        mixed_words::for_each_word(stretch, &mut |w: &str| {
-            let s = cut + (w.as_ptr() as usize).wrapping_sub(origin);
-            f(s, s + w.len());
-        });
-        pos = end;
-    }
+    super::block_words::for_each_word_span(input, f);
 }
 
 #[cfg(test)]
