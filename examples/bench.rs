@@ -12,7 +12,9 @@
 //! canonicalization plus UAX #29 words, with no hashing.
 //! Options: `--threads N` (rayon pool), `--min-seconds S` (default 2),
 //! `--limit N`, `--threshold T` (LSH, default 0.8), `--docs ascii|non-ascii`
-//! (only the documents that are, or are not, pure ASCII).
+//! (only the documents that are, or are not, pure ASCII) or
+//! `--docs sparse|latin|heavy` (non-ASCII bytes: under 1 %, 1 to 30 %, 30 % or
+//! more).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -118,6 +120,16 @@ fn run() -> Result<(), String> {
         None | Some("all") => {}
         Some("ascii") => texts.retain(|t| t.is_ascii()),
         Some("non-ascii") => texts.retain(|t| !t.is_ascii()),
+        Some(class @ ("sparse" | "latin" | "heavy")) => texts.retain(|t| {
+            let high = t.bytes().filter(|b| !b.is_ascii()).count();
+            let share = high as f64 / t.len().max(1) as f64;
+            high > 0
+                && match class {
+                    "sparse" => share < 0.01,
+                    "latin" => (0.01..0.3).contains(&share),
+                    _ => share >= 0.3,
+                }
+        }),
         Some(other) => return Err(format!("bad value for --docs: `{other}`")),
     }
     texts.truncate(limit);
