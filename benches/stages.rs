@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use txtfp::{
-    Canonicalizer, Fingerprinter, HashFamily, LshCandidateIndex, LshIndex, LshIndexBuilder,
+    Canonicalizer, FastMinHashFingerprinter, Fingerprinter, HashFamily, LshCandidateIndex, LshIndex, LshIndexBuilder,
     MinHashFingerprinter, MinHashSig, MinHashStreaming, ShingleTokenizer, SimHash64,
     SimHashFingerprinter, StreamingFingerprinter, Tokenizer, Weighting, WordTokenizer, hamming,
     jaccard,
@@ -255,6 +255,23 @@ fn tokenize(c: &mut Criterion, corpus: &Corpus) {
     g.bench_function("word", |b| {
         b.iter(|| count_tokens(&WordTokenizer, &canonical))
     });
+    g.finish();
+    // The UTF-8 mask scanner alone: documents with non-ASCII characters.
+    let canonical_non_ascii: Vec<String> = corpus
+        .non_ascii
+        .iter()
+        .map(|d| canon.canonicalize(d))
+        .collect();
+    let mut g = c.benchmark_group("tokenize");
+    g.sampling_mode(SamplingMode::Flat);
+    g.throughput(Throughput::Bytes(bytes(&corpus.non_ascii)));
+    g.bench_function("word_non_ascii", |b| {
+        b.iter(|| count_tokens(&WordTokenizer, &canonical_non_ascii))
+    });
+    g.finish();
+    let mut g = c.benchmark_group("tokenize");
+    g.sampling_mode(SamplingMode::Flat);
+    g.throughput(Throughput::Bytes(bytes(&corpus.mix)));
     let sh = shingle5();
     g.bench_function("shingle_k5", |b| b.iter(|| count_tokens(&sh, &canonical)));
     g.finish();
@@ -283,6 +300,20 @@ fn minhash(c: &mut Criterion, corpus: &Corpus) {
             })
         });
     }
+    // The opt-in fast scheme (own wire tag), same shingles and H.
+    let fast = FastMinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), shingle5());
+    let mut buf = String::new();
+    g.bench_function("fast_k5_h128", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for d in &corpus.mix {
+                if let Ok(sig) = fast.fingerprint_with_buffer(black_box(d), &mut buf) {
+                    acc ^= sig.hashes[0];
+                }
+            }
+            acc
+        })
+    });
     g.finish();
 }
 
