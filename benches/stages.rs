@@ -23,10 +23,10 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use txtfp::{
-    Canonicalizer, FastMinHashFingerprinter, Fingerprinter, HashFamily, LshCandidateIndex, LshIndex, LshIndexBuilder,
-    MinHashFingerprinter, MinHashSig, MinHashStreaming, ShingleTokenizer, SimHash64,
-    SimHashFingerprinter, StreamingFingerprinter, Tokenizer, Weighting, WordTokenizer, hamming,
-    jaccard,
+    Canonicalizer, FastMinHashFingerprinter, Fingerprinter, HashFamily, LshCandidateIndex,
+    LshIndex, LshIndexBuilder, MinHashFingerprinter, MinHashSig, MinHashStreaming,
+    ShingleTokenizer, SimHash64, SimHashFingerprinter, StreamingFingerprinter, Tokenizer,
+    Weighting, WordTokenizer, hamming, jaccard,
 };
 
 /// Bytes of text per benchmark input set: large enough to average over many

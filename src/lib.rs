@@ -33,6 +33,8 @@ extern crate alloc;
 
 pub mod canonical;
 pub mod classical;
+#[cfg(target_arch = "x86_64")]
+mod cpu;
 #[cfg(feature = "lsh")]
 pub mod dedup;
 mod error;

@@ -69,8 +69,43 @@ pub(super) fn class_masks(b: &[u8]) -> Masks {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn class_masks_sse2_64(b: &[u8; 64]) -> Masks {
+    if crate::cpu::has_avx512bw() {
+        // SAFETY: the CPU reported AVX-512F and AVX-512BW (without std: the
+        // binary was compiled with both, so every CPU running it has them).
+        return unsafe { class_masks_avx512(b) };
+    }
     // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
     unsafe { class_masks_sse2(b) }
+}
+
+/// [`class_masks_scalar`] of 64 bytes with AVX-512BW: one load, and each
+/// class is a compare straight into a 64-bit mask register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn class_masks_avx512(b: &[u8; 64]) -> Masks {
+    use core::arch::x86_64::*;
+    // SAFETY: `b` is exactly 64 readable bytes; loadu has no alignment
+    // requirement.
+    let x = unsafe { _mm512_loadu_si512(b.as_ptr().cast()) };
+    let splat = |c: u8| _mm512_set1_epi8(c as i8);
+    let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, splat(c));
+    // Unsigned `v - base < n`; `| 0x20` lower-cases ASCII letters and moves
+    // no other byte into a..z (bytes >= 0x80 stay >= 0xA0).
+    let in_range = |v: __m512i, base: u8, n: u8| {
+        _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, splat(base)), splat(n))
+    };
+    let letter = in_range(_mm512_or_si512(x, splat(0x20)), b'a', 26);
+    let digit = in_range(x, b'0', 10);
+    let both = eq(b'.') | eq(b'\'');
+    Masks {
+        word: letter | digit | eq(b'_'),
+        letter,
+        digit,
+        mid_letters: both | eq(b':'),
+        mid_digits: both | eq(b',') | eq(b';'),
+        high: _mm512_movepi8_mask(x),
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -249,6 +284,25 @@ mod tests {
         #[test]
         fn sse2_masks_equal_scalar(b in proptest::collection::vec(0u8..=255, 0..=64)) {
             prop_assert_eq!(class_masks(&b), class_masks_scalar(&b));
+            #[cfg(target_arch = "x86_64")]
+            {
+                let mut full = [0u8; 64];
+                full[..b.len()].copy_from_slice(&b);
+                // SAFETY: SSE2 is part of the x86_64 baseline.
+                prop_assert_eq!(unsafe { class_masks_sse2(&full) }, class_masks_scalar(&full));
+            }
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[test]
+        fn avx512_masks_equal_scalar(b in proptest::array::uniform32(0u8..=255), c in proptest::array::uniform32(0u8..=255)) {
+            let mut full = [0u8; 64];
+            full[..32].copy_from_slice(&b);
+            full[32..].copy_from_slice(&c);
+            if crate::cpu::has_avx512bw() {
+                // SAFETY: the CPU reported AVX-512F and AVX-512BW.
+                prop_assert_eq!(unsafe { class_masks_avx512(&full) }, class_masks_scalar(&full));
+            }
         }
     }
 

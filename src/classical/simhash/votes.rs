@@ -15,6 +15,8 @@
 //! without it (as [`crate::classical::minhash`]'s kernels do).
 
 use super::kernel::{BitCounter, add_run_scalar};
+#[cfg(target_arch = "x86_64")]
+use crate::cpu::has_avx512bw;
 
 /// Hashes queued before a kernel call: enough to amortize the call and the
 /// register load and store of the lanes.
@@ -71,22 +73,6 @@ impl VoteKernel {
             }),
         }
     }
-}
-
-#[cfg(all(target_arch = "x86_64", feature = "std"))]
-#[inline]
-fn has_avx512bw() -> bool {
-    // The macro caches its answer in an atomic, so this is cheap per call.
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-}
-
-// Without std there is no detection; only what the binary is compiled for
-// is known to be present on every CPU that runs it.
-#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
-#[inline]
-fn has_avx512bw() -> bool {
-    cfg!(all(target_feature = "avx512f", target_feature = "avx512bw"))
 }
 
 /// A [`BitCounter`] fed through a batch queue: [`TfVotes::push`] is a store,

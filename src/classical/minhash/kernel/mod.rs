@@ -16,6 +16,9 @@
 //! only the features the binary was compiled for (`-C target-feature`) count.
 
 #[cfg(target_arch = "x86_64")]
+use crate::cpu::{has_avx2, has_avx512f};
+
+#[cfg(target_arch = "x86_64")]
 mod x86_64;
 
 /// The instruction-set level a kernel call runs at. Private so that a level
@@ -135,33 +138,6 @@ pub(crate) fn update_slots(slots: &mut [u64], lo: u64, hi: u64) {
 #[inline]
 pub(crate) fn count_equal(a: &[u64], b: &[u64]) -> usize {
     Kernel::detect().count_equal(a, b)
-}
-
-#[cfg(all(target_arch = "x86_64", feature = "std"))]
-#[inline]
-fn has_avx2() -> bool {
-    // The macro caches its answer in an atomic, so this is cheap per call.
-    std::arch::is_x86_feature_detected!("avx2")
-}
-
-#[cfg(all(target_arch = "x86_64", feature = "std"))]
-#[inline]
-fn has_avx512f() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-}
-
-// Without std there is no detection; only what the binary is compiled for
-// is known to be present on every CPU that runs it.
-#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
-#[inline]
-fn has_avx2() -> bool {
-    cfg!(target_feature = "avx2")
-}
-
-#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
-#[inline]
-fn has_avx512f() -> bool {
-    cfg!(target_feature = "avx512f")
 }
 
 /// The definition of the slot update, written as plainly as possible.
