@@ -177,30 +177,14 @@ pub(crate) fn for_each_ascii_word<F: FnMut(usize, usize)>(s: &[u8], mut f: F) {
             | (cur.mid_letters & l_before & l_after)
             | (cur.mid_digits & d_before & d_after);
         let before = (joined << 1) | prev_j;
-        let mut starts = joined & !before;
+        let starts = joined & !before;
         // The first byte after each word; bits past the end of the text are
         // clear in `joined`, so a word ending there ends inside the block
         // unless the block is full.
-        let mut ends = !joined & before;
-        if let Some(ws) = open
-            && ends != 0
-        {
-            let e = base + ends.trailing_zeros() as usize;
-            ends &= ends - 1;
-            emit(s, ws, e, &mut f);
-            open = None;
-        }
-        while starts != 0 {
-            let ws = base + starts.trailing_zeros() as usize;
-            starts &= starts - 1;
-            if ends == 0 {
-                open = Some(ws);
-                break;
-            }
-            let e = base + ends.trailing_zeros() as usize;
-            ends &= ends - 1;
-            emit(s, ws, e, &mut f);
-        }
+        let ends = !joined & before;
+        pair_spans(base, starts, ends, &mut open, |ws, e| {
+            emit(s, ws, e, &mut f)
+        });
         prev_l = cur.letter >> 63;
         prev_d = cur.digit >> 63;
         prev_j = joined >> 63;
@@ -209,6 +193,38 @@ pub(crate) fn for_each_ascii_word<F: FnMut(usize, usize)>(s: &[u8], mut f: F) {
     }
     if let Some(ws) = open {
         emit(s, ws, n, &mut f);
+    }
+}
+
+/// Hands the words of one block to `emit` in order: `starts` and `ends` have
+/// bit `j` for byte `base + j`, the `k`-th end closes the `k`-th start (an
+/// `open` word from an earlier block first), and a start without an end in
+/// the block is left `open`. Words do not overlap, so the two sets pair up
+/// in order; shared by both word scanners.
+#[inline(always)]
+pub(super) fn pair_spans(
+    base: usize,
+    mut starts: u64,
+    mut ends: u64,
+    open: &mut Option<usize>,
+    mut emit: impl FnMut(usize, usize),
+) {
+    if let Some(ws) = *open
+        && ends != 0
+    {
+        emit(ws, base + ends.trailing_zeros() as usize);
+        ends &= ends - 1;
+        *open = None;
+    }
+    while starts != 0 {
+        let ws = base + starts.trailing_zeros() as usize;
+        starts &= starts - 1;
+        if ends == 0 {
+            *open = Some(ws);
+            return;
+        }
+        emit(ws, base + ends.trailing_zeros() as usize);
+        ends &= ends - 1;
     }
 }
 

@@ -23,7 +23,7 @@
 //! `unicode_words` on random text, every block edge and every code point
 //! class.
 
-use super::ascii_scan::{Masks, class_masks};
+use super::ascii_scan::{Masks, class_masks, pair_spans};
 use super::ascii_words::{ALNUM as ASCII_ALNUM, CLASS};
 use super::mixed_words::{
     ALNUM, COMPLEX, DIGIT, KATAKANA, LETTER, MID_DIGITS, MID_LETTERS, PLAIN, class_at,
@@ -261,27 +261,11 @@ fn scan<F: FnMut(usize, usize)>(b: &[u8], from: usize, f: &mut F) -> Option<Stop
         // Katakana next to a letter or digit: a break inside a joined run.
         let alnum = m.letter | m.digit;
         let breaks = (cur.kata & ((alnum << 1) | prev_a)) | (alnum & ((cur.kata << 1) | prev_k));
-        let mut starts = (joined & !before) | breaks | cur.single;
-        let mut ends = (!joined & before & low(cur.len)) | breaks | cur.single_end | carry;
-        if let Some(ws) = open
-            && ends != 0
-        {
-            let e = base + ends.trailing_zeros() as usize;
-            ends &= ends - 1;
-            emit(b, ws, e, f, &mut emitted);
-            open = None;
-        }
-        while starts != 0 {
-            let ws = base + starts.trailing_zeros() as usize;
-            starts &= starts - 1;
-            if ends == 0 {
-                open = Some(ws);
-                break;
-            }
-            let e = base + ends.trailing_zeros() as usize;
-            ends &= ends - 1;
-            emit(b, ws, e, f, &mut emitted);
-        }
+        let starts = (joined & !before) | breaks | cur.single;
+        let ends = (!joined & before & low(cur.len)) | breaks | cur.single_end | carry;
+        pair_spans(base, starts, ends, &mut open, |ws, e| {
+            emit(b, ws, e, f, &mut emitted)
+        });
         prev_l = m.letter >> top & 1;
         prev_d = m.digit >> top & 1;
         prev_j = joined >> top & 1;
