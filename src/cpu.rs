@@ -27,6 +27,16 @@ pub(crate) fn has_avx512bw() -> bool {
         && std::arch::is_x86_feature_detected!("avx512bw")
 }
 
+/// AVX-512F, BW, VBMI and VBMI2 (byte permutes across a whole register).
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[cfg_attr(not(feature = "tlsh"), allow(dead_code))] // the TLSH triplet kernel
+#[inline]
+pub(crate) fn has_avx512vbmi2() -> bool {
+    has_avx512bw()
+        && std::arch::is_x86_feature_detected!("avx512vbmi")
+        && std::arch::is_x86_feature_detected!("avx512vbmi2")
+}
+
 #[cfg(all(target_arch = "x86_64", not(feature = "std")))]
 #[cfg_attr(not(feature = "minhash"), allow(dead_code))] // the MinHash kernels
 #[inline]
@@ -45,4 +55,16 @@ pub(crate) fn has_avx512f() -> bool {
 #[inline]
 pub(crate) fn has_avx512bw() -> bool {
     cfg!(all(target_feature = "avx512f", target_feature = "avx512bw"))
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
+#[cfg_attr(not(feature = "tlsh"), allow(dead_code))]
+#[inline]
+pub(crate) fn has_avx512vbmi2() -> bool {
+    cfg!(all(
+        target_feature = "avx512f",
+        target_feature = "avx512bw",
+        target_feature = "avx512vbmi",
+        target_feature = "avx512vbmi2"
+    ))
 }

@@ -32,8 +32,10 @@
 //! What keeps it fast on non-ASCII text: the letters of the common scripts
 //! are recognised as safe without the quick-check tables (`quick.rs`),
 //! folding skips the table search for code points without a folding
-//! (`fold.rs`), and stretches that neither strip nor fold changes are copied
-//! as whole slices.
+//! (`fold.rs`), stretches that neither strip nor fold changes are copied
+//! as whole slices, and under NFKC the compatibility characters that map to
+//! ASCII (no-break spaces, fullwidth forms; `quick::nfkc_ascii`) are written
+//! as their image when a plain code point follows.
 //!
 //! The output is byte-identical to the staged pipeline; the property tests
 //! in `proptests.rs` compare the two on random text under every

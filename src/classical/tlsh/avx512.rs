@@ -24,10 +24,7 @@ pub(super) const BLOCK: usize = 64;
 
 /// Whether this CPU runs the kernel.
 pub(super) fn available() -> bool {
-    std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512bw")
-        && std::is_x86_feature_detected!("avx512vbmi")
-        && std::is_x86_feature_detected!("avx512vbmi2")
+    crate::cpu::has_avx512vbmi2()
 }
 
 /// Consumes whole blocks of `data` from `start` (which must be at least 4,
