@@ -10,8 +10,11 @@
 //! bit scans per word, however the word lengths vary.
 //!
 //! The masks come from [`class_masks_scalar`] (the definition, one table
-//! lookup per byte) or, on x86_64, from SSE2 compares 16 bytes at a time;
-//! the tests hold the two to each other and the spans to `unicode_words`.
+//! lookup per byte) or, on x86_64, from AVX-512BW compares into mask
+//! registers where the CPU has them, else SSE2 compares 16 bytes at a time;
+//! the tests hold each kernel to the definition and the spans to
+//! `unicode_words`. [`pair_spans`] turns a block's word starts and ends
+//! into spans for both word scanners (this one and `block_words`).
 
 use super::ascii_words::{ALNUM, CLASS, DIGIT, LETTER, MID_DIGITS, MID_LETTERS, WORD};
 

@@ -9,10 +9,13 @@
 //! of its class, so a word like `Straße` or `город` is one run of joined
 //! bytes, found with two bit scans like an ASCII word. Characters that are
 //! words on their own (Han, Hiragana: UAX #29 class `Other`, but
-//! alphanumeric) get a start and an end bit of their own.
+//! alphanumeric) get a start and an end bit of their own; Katakana has a
+//! mask of its own (it joins `_` but breaks against letters and digits);
+//! the 2- and 3-byte mid characters (`’` `·` `،`) join when a letter, or a
+//! digit, sits on both sides.
 //!
 //! Characters the masks do not model (combining marks, format characters,
-//! Katakana, non-ASCII mid characters, Hebrew, emoji...) are *complex*.
+//! Hebrew, emoji, non-BMP characters...) are *complex*.
 //! Scanning stops before the split point ahead of the first one (a split
 //! point is a break that no rule looks across; see `mixed_words`), and the
 //! stretch from there to the next split point goes to
@@ -56,7 +59,7 @@ struct Block {
     complex: Option<usize>,
 }
 
-/// `bits` below `len`.
+/// The bits below `len`.
 #[inline(always)]
 fn low(len: usize) -> u64 {
     if len >= 64 { !0 } else { (1u64 << len) - 1 }
