@@ -32,6 +32,8 @@ pub(super) struct Masks {
     pub(super) mid_digits: u64,
     /// Bytes >= 0x80 (they have no ASCII class; see `block_words`).
     pub(super) high: u64,
+    /// Bytes >= 0xC0: the first bytes of the non-ASCII characters.
+    pub(super) lead: u64,
 }
 
 /// The definition: one lookup in the class table per byte.
@@ -48,6 +50,7 @@ fn class_masks_scalar(b: &[u8]) -> Masks {
         m.mid_letters |= bit(MID_LETTERS);
         m.mid_digits |= bit(MID_DIGITS);
         m.high |= u64::from(x >= 0x80) << j;
+        m.lead |= u64::from(x >= 0xC0) << j;
     }
     m
 }
@@ -108,6 +111,7 @@ fn class_masks_avx512(b: &[u8; 64]) -> Masks {
         mid_letters: both | eq(b':'),
         mid_digits: both | eq(b',') | eq(b';'),
         high: _mm512_movepi8_mask(x),
+        lead: _mm512_cmpge_epu8_mask(x, splat(0xC0)),
     }
 }
 
@@ -144,6 +148,10 @@ fn class_masks_sse2(b: &[u8; 64]) -> Masks {
         m.mid_letters |= bits(ml) << s;
         m.mid_digits |= bits(md) << s;
         m.high |= bits(x) << s;
+        // Signed, 0xC0..=0xFF is -64..=-1: greater than 0xBF (-65), as is
+        // all of ASCII, which `high` excludes.
+        let gt = _mm_cmpgt_epi8(x, _mm_set1_epi8(0xBFu8 as i8));
+        m.lead |= (bits(gt) & bits(x)) << s;
     }
     m
 }

@@ -81,6 +81,7 @@ impl Block {
             &mut m.mid_letters,
             &mut m.mid_digits,
             &mut m.high,
+            &mut m.lead,
             &mut self.kata,
             &mut self.mid2_l,
             &mut self.mid2_d,
@@ -114,6 +115,7 @@ fn classify(b: &[u8], base: usize, limit: usize) -> Block {
     m.mid_letters &= keep;
     m.mid_digits &= keep;
     m.high &= keep;
+    m.lead &= keep;
     let mut block = Block {
         m,
         len,
@@ -128,13 +130,15 @@ fn classify(b: &[u8], base: usize, limit: usize) -> Block {
 /// Adds the non-ASCII characters of `block` to its masks.
 #[inline]
 fn add_non_ascii(b: &[u8], base: usize, block: &mut Block) {
-    let mut high = block.m.high;
-    while high != 0 {
-        let j = high.trailing_zeros() as usize;
+    // Walked by first bytes, so that finding the next character does not
+    // wait for the current one's length to be decoded.
+    let mut lead = block.m.lead;
+    while lead != 0 {
+        let j = lead.trailing_zeros() as usize;
+        lead &= lead - 1;
         let (class, l) = class_at(b, base + j);
         // The character's bytes; it lies inside the block.
         let bits = low(l) << j;
-        high &= !bits;
         if class & (COMPLEX | PLAIN | KATAKANA | MID_LETTERS | MID_DIGITS) == 0 {
             // Letters and digits, the common case.
             block.m.word |= bits;

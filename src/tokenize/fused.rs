@@ -71,6 +71,94 @@ where
     tok.for_each_token(text, &mut |t| f(t.as_bytes()));
 }
 
+/// Most tokens in one batch of [`for_each_token_batch`].
+pub(crate) const TOKEN_BATCH: usize = 64;
+
+/// Token ranges waiting to be handed out as a batch.
+struct Spans {
+    starts: [usize; TOKEN_BATCH],
+    ends: [usize; TOKEN_BATCH],
+    len: usize,
+}
+
+impl Spans {
+    fn new() -> Self {
+        Spans {
+            starts: [0; TOKEN_BATCH],
+            ends: [0; TOKEN_BATCH],
+            len: 0,
+        }
+    }
+
+    /// Queues `start..end`; true when the batch is full.
+    #[inline(always)]
+    fn push(&mut self, start: usize, end: usize) -> bool {
+        // `len < TOKEN_BATCH` always holds here; the `if let` only spares
+        // the compiler a panic path.
+        if let (Some(s), Some(e)) = (self.starts.get_mut(self.len), self.ends.get_mut(self.len)) {
+            *s = start;
+            *e = end;
+            self.len += 1;
+        }
+        self.len == TOKEN_BATCH
+    }
+
+    /// Hands the queued ranges of `buf` to `f` (if any) and empties the batch.
+    #[inline]
+    fn drain<F: FnMut(&[u8], &[usize], &[usize])>(&mut self, buf: &[u8], f: &mut F) {
+        let n = self.len.min(TOKEN_BATCH);
+        if n > 0 {
+            f(buf, &self.starts[..n], &self.ends[..n]);
+        }
+        self.len = 0;
+    }
+}
+
+/// [`for_each_token_bytes`] in batches, for sketches that hash many tokens
+/// at once: `f(buf, starts, ends)` gets up to [`TOKEN_BATCH`] tokens, token
+/// `i` being `buf[starts[i]..ends[i]]`. The batches hold exactly the tokens
+/// of [`for_each_token_bytes`], in order. Words are ranges of the text;
+/// word shingles are ranges of the window buffer, handed out before the
+/// buffer moves; other tokenizers give one token per batch.
+#[inline]
+pub(crate) fn for_each_token_batch<T, F>(tok: &T, text: &str, mut f: F)
+where
+    T: Tokenizer + ?Sized,
+    F: FnMut(&[u8], &[usize], &[usize]),
+{
+    let b = text.as_bytes();
+    let mut spans = Spans::new();
+    if tok.builtin() == Builtin::Words {
+        for_each_word_span(text, |s, e| {
+            if spans.push(s, e) {
+                spans.drain(b, &mut f);
+            }
+        });
+        return spans.drain(b, &mut f);
+    }
+    if let StreamPlan::Shingle { k, inner } = tok.stream_plan()
+        && (1..=MAX_FUSED_K).contains(&k)
+        && inner.builtin() == Builtin::Words
+    {
+        let mut window = ByteWindow::new(k, b.len());
+        for_each_word_span(text, |s, e| {
+            if window.moves_for(e - s) {
+                spans.drain(window.buf(), &mut f);
+            }
+            if let Some((from, to)) = window.push_span(b, s, e)
+                && spans.push(from, to)
+            {
+                spans.drain(window.buf(), &mut f);
+            }
+        });
+        if let Some((from, to)) = window.finish_span() {
+            spans.push(from, to);
+        }
+        return spans.drain(window.buf(), &mut f);
+    }
+    tok.for_each_token(text, &mut |t| f(t.as_bytes(), &[0], &[t.len()]));
+}
+
 /// k-shingles of UAX #29 words, joined by one space. The current window is
 /// kept joined in a buffer: each new word drops the oldest word (and its
 /// separator) from the front and appends itself, so every word is copied
@@ -170,6 +258,16 @@ mod tests {
         let mut b = Vec::new();
         for_each_token_bytes(t, s, |x| b.push(String::from_utf8(x.to_vec()).unwrap()));
         assert_eq!(b, v, "byte tokens differ from str tokens");
+        let mut batched = Vec::new();
+        for_each_token_batch(t, s, |buf, starts, ends| {
+            assert!(
+                !starts.is_empty() && starts.len() == ends.len() && starts.len() <= TOKEN_BATCH
+            );
+            for (&from, &to) in starts.iter().zip(ends) {
+                batched.push(String::from_utf8(buf[from..to].to_vec()).unwrap());
+            }
+        });
+        assert_eq!(batched, v, "batched tokens differ from str tokens");
         v
     }
 

@@ -140,7 +140,9 @@ impl<T: Tokenizer, const H: usize> MinHashFingerprinter<T, H> {
         }
         self.canon.canonicalize_into(input, buf);
         let mut sketch = self.sketch();
-        crate::tokenize::fused::for_each_token_bytes(&self.tok, buf, |t| sketch.push_bytes(t));
+        crate::tokenize::fused::for_each_token_batch(&self.tok, buf, |text, starts, ends| {
+            sketch.push_spans(text, starts, ends);
+        });
         sketch.finish()
     }
 

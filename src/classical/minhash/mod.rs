@@ -25,6 +25,7 @@
 pub mod fast;
 mod fingerprinter;
 mod kernel;
+mod shingle_hash;
 mod sig;
 #[cfg(feature = "serde")]
 mod sig_serde;

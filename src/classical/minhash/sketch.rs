@@ -9,6 +9,7 @@
 use super::MinHashSig;
 use super::fingerprinter::empty_document;
 use super::kernel::Kernel;
+use super::shingle_hash::{SPAN_BATCH, ShingleHasher};
 use crate::Result;
 use crate::classical::{HashFamily, TokenSketch};
 
@@ -26,6 +27,8 @@ pub(crate) struct MinHashSketch<const H: usize> {
     /// Token hashes not yet folded into `slots` (see [`Kernel::update_batch`]).
     pending: [(u64, u64); BATCH],
     npending: usize,
+    /// The default family's batch hasher, built on the first batch.
+    xxh3: Option<ShingleHasher>,
 }
 
 impl<const H: usize> MinHashSketch<H> {
@@ -42,6 +45,31 @@ impl<const H: usize> MinHashSketch<H> {
             any: false,
             pending: [(0, 0); BATCH],
             npending: 0,
+            xxh3: None,
+        }
+    }
+
+    /// [`MinHashSketch::push_bytes`] of `text[starts[i]..ends[i]]` for
+    /// every `i` (as [`for_each_token_batch`] hands them out). With the
+    /// default family the batch is hashed by [`ShingleHasher::hash_spans`];
+    /// a slot is a minimum, so the order of the tokens does not matter.
+    ///
+    /// [`for_each_token_batch`]: crate::tokenize::fused::for_each_token_batch
+    #[inline]
+    pub(crate) fn push_spans(&mut self, text: &[u8], starts: &[usize], ends: &[usize]) {
+        if self.family != HashFamily::Xxh3_64 {
+            for (&s, &e) in starts.iter().zip(ends) {
+                self.push_bytes(text.get(s..e).unwrap_or_default());
+            }
+            return;
+        }
+        let seed = self.seed;
+        let hasher = self.xxh3.get_or_insert_with(|| ShingleHasher::new(seed));
+        let mut hashes = [(0, 0); SPAN_BATCH];
+        for (starts, ends) in starts.chunks(SPAN_BATCH).zip(ends.chunks(SPAN_BATCH)) {
+            let k = hasher.hash_spans(text, starts, ends, &mut hashes);
+            self.any |= k > 0;
+            self.kernel.update_batch(&mut self.slots, &hashes[..k]);
         }
     }
 
@@ -117,6 +145,34 @@ mod tests {
             for t in &all {
                 s.push_bytes(t);
             }
+            if all.is_empty() {
+                prop_assert!(s.finish().is_err());
+            } else {
+                prop_assert_eq!(s.finish().unwrap().hashes, want);
+            }
+        }
+
+        /// Tokens as ranges of one text, in batches of any size (the
+        /// batch hasher's length classes included), equal the reference.
+        #[test]
+        fn spans_equal_reference(
+            text in proptest::collection::vec(any::<u8>(), 0..300),
+            spans in proptest::collection::vec((0usize..300, 0usize..90), 0..150),
+            cut in 0usize..150,
+            fam in prop_oneof![Just(HashFamily::Xxh3_64), Just(HashFamily::MurmurHash3_x64_128)],
+            seed in any::<u64>(),
+        ) {
+            let spans: Vec<(usize, usize)> = spans.into_iter()
+                .map(|(s, l)| (s.min(text.len()), (s + l).min(text.len())))
+                .collect();
+            let all: Vec<&[u8]> = spans.iter().map(|&(s, e)| &text[s..e]).collect();
+            let want: [u64; 128] = reference(&all, fam, seed);
+            let starts: Vec<usize> = spans.iter().map(|s| s.0).collect();
+            let ends: Vec<usize> = spans.iter().map(|s| s.1).collect();
+            let cut = cut.min(spans.len());
+            let mut s = MinHashSketch::<128>::new(fam, seed);
+            s.push_spans(&text, &starts[..cut], &ends[..cut]);
+            s.push_spans(&text, &starts[cut..], &ends[cut..]);
             if all.is_empty() {
                 prop_assert!(s.finish().is_err());
             } else {

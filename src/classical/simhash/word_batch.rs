@@ -1,46 +1,16 @@
 //! Tf votes for all the tokens of a text, hashed in batches.
 //!
-//! The token loop only records where each token lies in the text (two
-//! stores), so it stays small enough to inline into the tokenizer's scan.
-//! Every [`SPANS`] tokens, [`TokenHasher::hash_spans`] hashes the batch in
+//! The token loop ([`for_each_token_batch`]) only records where each token
+//! lies (two stores), so it stays small enough to inline into the
+//! tokenizer's scan. Each batch is hashed by [`TokenHasher::hash_spans`] in
 //! tight loops without length branches (the multiplies of different tokens
-//! overlap freely there) and the vote kernel takes the hashes in one call.
+//! overlap freely there), and the vote kernel takes the hashes in one call.
+//! Tf counts do not depend on the order of the votes.
 
-use super::token_hash::{SPAN_BATCH as SPANS, TokenHasher};
+use super::token_hash::{SPAN_BATCH, TokenHasher};
 use super::votes::TfVotes;
 use crate::tokenize::Tokenizer;
-
-/// Byte ranges of the text waiting to be hashed.
-struct SpanBatch {
-    starts: [usize; SPANS],
-    ends: [usize; SPANS],
-    len: usize,
-}
-
-impl SpanBatch {
-    /// Queues `start..end`; true when the batch is full.
-    #[inline(always)]
-    fn push(&mut self, start: usize, end: usize) -> bool {
-        // `len < SPANS` always holds here; the `if let` only spares the
-        // compiler a panic path.
-        if let (Some(s), Some(e)) = (self.starts.get_mut(self.len), self.ends.get_mut(self.len)) {
-            *s = start;
-            *e = end;
-            self.len += 1;
-        }
-        self.len == SPANS
-    }
-
-    /// Hashes the queued ranges of `text` and votes them.
-    #[inline(never)]
-    fn drain(&mut self, hasher: &TokenHasher, text: &[u8], votes: &mut TfVotes) {
-        let n = self.len.min(SPANS);
-        let mut hashes = [0u64; SPANS];
-        let k = hasher.hash_spans(text, &self.starts[..n], &self.ends[..n], &mut hashes);
-        votes.push_all(&hashes[..k]);
-        self.len = 0;
-    }
-}
+use crate::tokenize::fused::for_each_token_batch;
 
 /// One Tf vote, by the low half of its XXH3-128 hash, for every token `tok`
 /// yields from `text` (the same tokens, hence the same votes, as
@@ -51,36 +21,13 @@ pub(crate) fn vote_tokens<T: Tokenizer + ?Sized>(
     hasher: &TokenHasher,
     votes: &mut TfVotes,
 ) {
-    let bytes = text.as_bytes();
-    let mut batch = SpanBatch {
-        starts: [0; SPANS],
-        ends: [0; SPANS],
-        len: 0,
-    };
-    crate::tokenize::fused::for_each_token_bytes(tok, text, |w| {
-        // Where `w` starts in `text`, if it lies inside it (word tokens do;
-        // shingles are built in a buffer of their own). Only addresses are
-        // compared: a range of `text` with the address and length of `w` is
-        // the same memory, so it holds the same bytes.
-        let start = (w.as_ptr() as usize).wrapping_sub(bytes.as_ptr() as usize);
-        match bytes.len().checked_sub(start) {
-            Some(room) if w.len() <= room => {
-                if batch.push(start, start + w.len()) {
-                    batch.drain(hasher, bytes, votes);
-                }
-            }
-            _ => vote_outside(hasher, votes, w),
+    let mut hashes = [0u64; SPAN_BATCH];
+    for_each_token_batch(tok, text, |buf, starts, ends| {
+        for (starts, ends) in starts.chunks(SPAN_BATCH).zip(ends.chunks(SPAN_BATCH)) {
+            let k = hasher.hash_spans(buf, starts, ends, &mut hashes);
+            votes.push_all(&hashes[..k]);
         }
     });
-    batch.drain(hasher, bytes, votes);
-}
-
-/// The vote of a token that is not a range of the text (a shingle): hashed
-/// at once. Out of line, so that the token loop stays small enough to
-/// inline; Tf counts do not depend on the order of the votes.
-#[inline(never)]
-fn vote_outside(hasher: &TokenHasher, votes: &mut TfVotes, w: &[u8]) {
-    votes.push(hasher.hash(w));
 }
 
 #[cfg(test)]

@@ -52,6 +52,28 @@ impl ByteWindow {
     /// shingle once the window is full.
     #[inline(always)]
     pub(super) fn push<F: FnMut(&[u8])>(&mut self, text: &[u8], s: usize, e: usize, f: &mut F) {
+        if let Some((from, to)) = self.push_span(text, s, e) {
+            f(&self.buf[from..to]);
+        }
+    }
+
+    /// Whether the next [`ByteWindow::push_span`] of a `len`-byte word
+    /// moves the buffer's contents (which ends the spans handed out so far).
+    #[inline(always)]
+    pub(super) fn moves_for(&self, len: usize) -> bool {
+        self.tail + len.max(COPY) + 1 > self.buf.len()
+    }
+
+    /// The buffer the spans of [`ByteWindow::push_span`] point into.
+    pub(super) fn buf(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// [`ByteWindow::push`], handing out the shingle as its range in
+    /// [`ByteWindow::buf`]: valid until a push for which
+    /// [`ByteWindow::moves_for`] is true.
+    #[inline(always)]
+    pub(super) fn push_span(&mut self, text: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
         let len = e - s;
         if self.filled == self.k {
             // Drop the oldest word and its separator.
@@ -66,7 +88,7 @@ impl ByteWindow {
             self.lens[self.filled] = len;
             self.filled += 1;
         }
-        if self.tail + len.max(COPY) + 1 > self.buf.len() {
+        if self.moves_for(len) {
             self.make_room(len);
         }
         let at = self.tail;
@@ -77,9 +99,7 @@ impl ByteWindow {
         }
         self.buf[at + len] = b' ';
         self.tail = at + len + 1;
-        if self.filled == self.k {
-            f(&self.buf[self.head..self.tail - 1]);
-        }
+        (self.filled == self.k).then(|| (self.head, self.tail - 1))
     }
 
     /// Moves the live window to the front of the buffer, and grows the
@@ -97,8 +117,13 @@ impl ByteWindow {
 
     /// A text with fewer than `k` words is one shingle of all of them.
     pub(super) fn finish<F: FnMut(&[u8])>(self, mut f: F) {
-        if self.filled > 0 && self.filled < self.k {
-            f(&self.buf[self.head..self.tail - 1]);
+        if let Some((from, to)) = self.finish_span() {
+            f(&self.buf[from..to]);
         }
+    }
+
+    /// [`ByteWindow::finish`] as a range of [`ByteWindow::buf`].
+    pub(super) fn finish_span(&self) -> Option<(usize, usize)> {
+        (self.filled > 0 && self.filled < self.k).then(|| (self.head, self.tail - 1))
     }
 }

@@ -1,0 +1,236 @@
+//! Seeded XXH3-128 of a batch of shingles, sorted by length class.
+//!
+//! A word 5-shingle is 17–64 bytes long, which XXH3 splits at 32 bytes into
+//! two classes with different work. The class changes from shingle to
+//! shingle, so the general routine's length branch mispredicts often.
+//! [`ShingleHasher::hash_spans`] sorts a batch by class without branching
+//! and runs each class in a loop of its own, with the seed already folded
+//! into the secret words. Every length equals
+//! `xxh3_128_with_seed(bytes, seed)`; the tests check lengths 0–300.
+
+use crate::classical::HashFamily;
+
+/// Most spans [`ShingleHasher::hash_spans`] takes at once.
+pub(crate) const SPAN_BATCH: usize = 64;
+
+const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
+const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+const PRIME64_4: u64 = 0x85eb_ca77_c2b2_ae63;
+const PRIME_MX1: u64 = 0x1656_6791_9e37_79f9;
+
+/// XXH3's default secret (the seed-0 secret is the default one).
+const SECRET: [u8; 192] = xxhash_rust::const_xxh3::const_custom_default_secret(0);
+
+#[inline(always)]
+fn le64(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+#[inline(always)]
+fn fold64(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+#[inline(always)]
+fn avalanche(mut h: u64) -> u64 {
+    h ^= h >> 37;
+    h = h.wrapping_mul(PRIME_MX1);
+    h ^ (h >> 32)
+}
+
+/// Seeded XXH3-128 with the seed's constants computed once.
+#[derive(Clone, Debug)]
+pub(crate) struct ShingleHasher {
+    seed: u64,
+    /// The first 64 bytes of the secret as words: `+ seed` at even
+    /// indices, `− seed` at odd ones (what 17–64 byte inputs read).
+    keys: [u64; 8],
+}
+
+impl ShingleHasher {
+    pub(crate) fn new(seed: u64) -> Self {
+        Self {
+            seed,
+            keys: core::array::from_fn(|i| {
+                let s = le64(&SECRET, 8 * i);
+                if i % 2 == 0 {
+                    s.wrapping_add(seed)
+                } else {
+                    s.wrapping_sub(seed)
+                }
+            }),
+        }
+    }
+
+    /// XXH3's 16-byte mix of `b[at..at + 16]` against key pair `k`.
+    #[inline(always)]
+    fn mix16(&self, b: &[u8], at: usize, k: usize) -> u64 {
+        fold64(
+            le64(b, at) ^ self.keys[k],
+            le64(b, at + 8) ^ self.keys[k + 1],
+        )
+    }
+
+    /// One 32-byte round: `front` against key pair `k`, `back` against the
+    /// next pair, each half crossed with the other's plain words.
+    #[inline(always)]
+    fn round(&self, acc: (u64, u64), b: &[u8], front: usize, back: usize, k: usize) -> (u64, u64) {
+        let lo = acc.0.wrapping_add(self.mix16(b, front, k))
+            ^ le64(b, back).wrapping_add(le64(b, back + 8));
+        let hi = acc.1.wrapping_add(self.mix16(b, back, k + 2))
+            ^ le64(b, front).wrapping_add(le64(b, front + 8));
+        (lo, hi)
+    }
+
+    #[inline(always)]
+    fn finish(&self, (lo, hi): (u64, u64), n: usize) -> (u64, u64) {
+        let h = lo
+            .wrapping_mul(PRIME64_1)
+            .wrapping_add(hi.wrapping_mul(PRIME64_4))
+            .wrapping_add((n as u64).wrapping_sub(self.seed).wrapping_mul(PRIME64_2));
+        (
+            avalanche(lo.wrapping_add(hi)),
+            0u64.wrapping_sub(avalanche(h)),
+        )
+    }
+
+    /// 17–32 bytes: one round over both ends.
+    #[inline(always)]
+    fn len_17to32(&self, b: &[u8]) -> (u64, u64) {
+        let n = b.len();
+        let acc = ((n as u64).wrapping_mul(PRIME64_1), 0);
+        self.finish(self.round(acc, b, 0, n - 16, 0), n)
+    }
+
+    /// 33–64 bytes: the inner pair of 16-byte blocks, then the outer one.
+    #[inline(always)]
+    fn len_33to64(&self, b: &[u8]) -> (u64, u64) {
+        let n = b.len();
+        let acc = ((n as u64).wrapping_mul(PRIME64_1), 0);
+        let acc = self.round(acc, b, 16, n - 32, 4);
+        self.finish(self.round(acc, b, 0, n - 16, 0), n)
+    }
+
+    /// `xxh3_128_with_seed(bytes, seed)` as `(lo, hi)`.
+    #[inline]
+    pub(crate) fn hash(&self, b: &[u8]) -> (u64, u64) {
+        match b.len() {
+            17..=32 => self.len_17to32(b),
+            33..=64 => self.len_33to64(b),
+            _ => HashFamily::Xxh3_64.hash128(b, self.seed),
+        }
+    }
+
+    /// [`ShingleHasher::hash`] of `text[starts[i]..ends[i]]` (of the empty
+    /// input if that is not a range of `text`) for every
+    /// `i < min(starts.len(), ends.len(), SPAN_BATCH)`, written to the front
+    /// of `out` in an unspecified order; returns how many.
+    pub(crate) fn hash_spans(
+        &self,
+        text: &[u8],
+        starts: &[usize],
+        ends: &[usize],
+        out: &mut [(u64, u64); SPAN_BATCH],
+    ) -> usize {
+        let n = starts.len().min(ends.len()).min(SPAN_BATCH);
+        // Class 0: 17–32 bytes, 1: 33–64, 2: any other length. Each span is
+        // written to every list and counted in its own: no branch.
+        let mut by_class = [[0u8; SPAN_BATCH]; 3];
+        let mut counts = [0usize; 3];
+        for i in 0..n {
+            let len = ends[i].wrapping_sub(starts[i]);
+            let c0 = len.wrapping_sub(17) < 16;
+            let c1 = len.wrapping_sub(33) < 32;
+            for (c, hit) in [c0, c1, !(c0 | c1)].into_iter().enumerate() {
+                // `counts[c] ≤ i < SPAN_BATCH ≤ 256`: the mask changes no
+                // index, and `i` fits a byte.
+                by_class[c][counts[c] % SPAN_BATCH] = i as u8;
+                counts[c] += usize::from(hit);
+            }
+        }
+        let mut k = 0;
+        let mut class_loop = |class: usize, hash: &dyn Fn(&[u8]) -> (u64, u64)| {
+            for &i in &by_class[class][..counts[class]] {
+                let i = usize::from(i);
+                let w = text.get(starts[i]..ends[i]).unwrap_or_default();
+                out[k % SPAN_BATCH] = hash(w);
+                k += 1;
+            }
+        };
+        class_loop(0, &|w| {
+            if w.len() >= 17 {
+                self.len_17to32(w)
+            } else {
+                self.hash(w)
+            }
+        });
+        class_loop(1, &|w| {
+            if w.len() >= 33 {
+                self.len_33to64(w)
+            } else {
+                self.hash(w)
+            }
+        });
+        class_loop(2, &|w| self.hash(w));
+        k
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+    use proptest::prelude::*;
+
+    fn reference(b: &[u8], seed: u64) -> (u64, u64) {
+        let v = xxhash_rust::xxh3::xxh3_128_with_seed(b, seed);
+        (v as u64, (v >> 64) as u64)
+    }
+
+    #[test]
+    fn every_length_up_to_300_matches_xxh3() {
+        for seed in [0, 1, crate::classical::DEFAULT_SEED, u64::MAX, 1 << 63] {
+            let h = ShingleHasher::new(seed);
+            for n in 0..=300usize {
+                let bytes: Vec<u8> = (0..n)
+                    .map(|i| (i * 131 + n * 7 + seed as usize) as u8)
+                    .collect();
+                for fill in [bytes, alloc::vec![0xff; n]] {
+                    assert_eq!(
+                        h.hash(&fill),
+                        reference(&fill, seed),
+                        "n = {n}, seed = {seed:#x}"
+                    );
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+        /// A batch gives the hash of every span once (order aside),
+        /// spans that are not ranges of the text included.
+        #[test]
+        fn batch_equals_one_by_one(
+            text in proptest::collection::vec(any::<u8>(), 0..400),
+            spans in proptest::collection::vec((0usize..420, 0usize..90), 0..80),
+            seed in any::<u64>(),
+        ) {
+            let h = ShingleHasher::new(seed);
+            let starts: Vec<usize> = spans.iter().map(|s| s.0).collect();
+            let ends: Vec<usize> = spans.iter().map(|s| s.0 + s.1).collect();
+            let mut out = [(0, 0); SPAN_BATCH];
+            let k = h.hash_spans(&text, &starts, &ends, &mut out);
+            let mut got = out[..k].to_vec();
+            let mut want: Vec<(u64, u64)> = starts.iter().zip(&ends).take(SPAN_BATCH)
+                .map(|(&s, &e)| reference(text.get(s..e).unwrap_or_default(), seed))
+                .collect();
+            got.sort_unstable();
+            want.sort_unstable();
+            prop_assert_eq!(got, want);
+        }
+    }
+}
