@@ -74,20 +74,27 @@ pub(super) fn word_hash(w: &[u8], key: u64) -> u64 {
 
 /// [`word_hash`] of `w`, a word found at byte `s` of `text` (`s` is only a
 /// hint: it is used when `text[s..]` really holds `w`). A word of at most
-/// 8 bytes with 8 bytes of text from its start is one unaligned load,
+/// 16 bytes with 16 bytes of text from its start is two unaligned loads,
 /// masked: no copy, no call, and small enough to inline into the word
 /// scanner's loop. Anything else takes [`word_hash_long`].
 #[inline(always)]
 pub(super) fn word_hash_at(text: &[u8], s: usize, w: &[u8], key: u64) -> u64 {
     let len = w.len();
-    // `s + 8 <= text.len()` and `w` starting at `text[s]`: the 8 bytes
-    // read are `w` and then text after it, masked off.
-    if len.wrapping_sub(1) < 8
+    // `s + 16 <= text.len()` and `w` starting at `text[s]`: the 16 bytes
+    // read are `w` and then text after it, masked off. Words of 1–8 bytes
+    // take one chunk, of 9–16 two; both are computed and one is picked,
+    // so the length costs no branch.
+    if len.wrapping_sub(1) < 16
         && text.as_ptr().wrapping_add(s) == w.as_ptr()
-        && let Some(c) = text.get(s..s.wrapping_add(8))
+        && let Some(c) = text.get(s..s.wrapping_add(16))
     {
-        let word = load8(c) & (u64::MAX >> (64 - 8 * len));
-        return mum(key ^ (len as u64).wrapping_mul(P0) ^ word, P1);
+        let first = 8 * len.min(8) as u32;
+        let second = 8 * len.saturating_sub(8) as u32;
+        let w0 = load8(c) & (u64::MAX >> (64 - first));
+        let w1 = load8(&c[8..]) & u64::MAX.checked_shr(64 - second).unwrap_or(0);
+        let one = mum(key ^ (len as u64).wrapping_mul(P0) ^ w0, P1);
+        let two = mum(one ^ w1, P1);
+        return if len > 8 { two } else { one };
     }
     word_hash_long(text, s, w, key)
 }
@@ -168,4 +175,33 @@ pub(super) fn base_pow(e: usize) -> u64 {
         p = p.wrapping_mul(BASE);
     }
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    /// The in-text fast paths equal the definition for every word length
+    /// (both chunk counts and the long path) at every distance from the
+    /// end of the text, and for words that are not at the hinted offset.
+    #[test]
+    fn word_hash_at_equals_word_hash() {
+        let text: Vec<u8> = (0..80u32).map(|i| (i * 37 + 11) as u8).collect();
+        for key in [0, 1, u64::MAX, 0x0123_4567_89ab_cdef] {
+            for s in 0..text.len() {
+                for e in s..text.len().min(s + 40) {
+                    let w = &text[s..e];
+                    let want = word_hash(w, key);
+                    assert_eq!(word_hash_at(&text, s, w, key), want, "s = {s}, e = {e}");
+                    let elsewhere = w.to_vec();
+                    assert_eq!(
+                        word_hash_at(&text, s, &elsewhere, key),
+                        want,
+                        "copy, s = {s}, e = {e}"
+                    );
+                }
+            }
+        }
+    }
 }
