@@ -14,7 +14,7 @@
 
 use alloc::string::String;
 
-use super::word::{for_each_word, for_each_word_span};
+use super::word::{for_each_word, for_each_word_batch, for_each_word_span};
 use super::{Builtin, StreamPlan, Tokenizer};
 
 mod window;
@@ -71,55 +71,13 @@ where
     tok.for_each_token(text, &mut |t| f(t.as_bytes()));
 }
 
-/// Most tokens in one batch of [`for_each_token_batch`].
-pub(crate) const TOKEN_BATCH: usize = 64;
-
-/// Token ranges waiting to be handed out as a batch.
-struct Spans {
-    starts: [usize; TOKEN_BATCH],
-    ends: [usize; TOKEN_BATCH],
-    len: usize,
-}
-
-impl Spans {
-    fn new() -> Self {
-        Spans {
-            starts: [0; TOKEN_BATCH],
-            ends: [0; TOKEN_BATCH],
-            len: 0,
-        }
-    }
-
-    /// Queues `start..end`; true when the batch is full.
-    #[inline(always)]
-    fn push(&mut self, start: usize, end: usize) -> bool {
-        // `len < TOKEN_BATCH` always holds here; the `if let` only spares
-        // the compiler a panic path.
-        if let (Some(s), Some(e)) = (self.starts.get_mut(self.len), self.ends.get_mut(self.len)) {
-            *s = start;
-            *e = end;
-            self.len += 1;
-        }
-        self.len == TOKEN_BATCH
-    }
-
-    /// Hands the queued ranges of `buf` to `f` (if any) and empties the batch.
-    #[inline]
-    fn drain<F: FnMut(&[u8], &[usize], &[usize])>(&mut self, buf: &[u8], f: &mut F) {
-        let n = self.len.min(TOKEN_BATCH);
-        if n > 0 {
-            f(buf, &self.starts[..n], &self.ends[..n]);
-        }
-        self.len = 0;
-    }
-}
-
 /// [`for_each_token_bytes`] in batches, for sketches that hash many tokens
-/// at once: `f(buf, starts, ends)` gets up to [`TOKEN_BATCH`] tokens, token
-/// `i` being `buf[starts[i]..ends[i]]`. The batches hold exactly the tokens
-/// of [`for_each_token_bytes`], in order. Words are ranges of the text;
-/// word shingles are ranges of the window buffer, handed out before the
-/// buffer moves; other tokenizers give one token per batch.
+/// at once: `f(buf, starts, ends)` gets tokens `buf[starts[i]..ends[i]]`
+/// (at least one per call). The batches hold exactly the tokens of
+/// [`for_each_token_bytes`], in order. Words are ranges of the text, in the
+/// word scanner's batches; word shingles are ranges of the window buffer,
+/// handed out before the buffer moves, in batches of at most
+/// [`SHINGLE_BATCH`]; other tokenizers give one token per batch.
 #[inline]
 pub(crate) fn for_each_token_batch<T, F>(tok: &T, text: &str, mut f: F)
 where
@@ -127,28 +85,25 @@ where
     F: FnMut(&[u8], &[usize], &[usize]),
 {
     let b = text.as_bytes();
-    let mut spans = Spans::new();
     if tok.builtin() == Builtin::Words {
-        for_each_word_span(text, |s, e| {
-            if spans.push(s, e) {
-                spans.drain(b, &mut f);
-            }
-        });
-        return spans.drain(b, &mut f);
+        return for_each_word_batch(text, |starts, ends| f(b, starts, ends));
     }
     if let StreamPlan::Shingle { k, inner } = tok.stream_plan()
         && (1..=MAX_FUSED_K).contains(&k)
         && inner.builtin() == Builtin::Words
     {
         let mut window = ByteWindow::new(k, b.len());
-        for_each_word_span(text, |s, e| {
-            if window.moves_for(e - s) {
-                spans.drain(window.buf(), &mut f);
-            }
-            if let Some((from, to)) = window.push_span(b, s, e)
-                && spans.push(from, to)
-            {
-                spans.drain(window.buf(), &mut f);
+        let mut spans = Spans::new();
+        for_each_word_batch(text, |starts, ends| {
+            for (&s, &e) in starts.iter().zip(ends) {
+                if window.moves_for(e - s) {
+                    spans.drain(window.buf(), &mut f);
+                }
+                if let Some((from, to)) = window.push_span(b, s, e)
+                    && spans.push(from, to)
+                {
+                    spans.drain(window.buf(), &mut f);
+                }
             }
         });
         if let Some((from, to)) = window.finish_span() {
@@ -157,6 +112,49 @@ where
         return spans.drain(window.buf(), &mut f);
     }
     tok.for_each_token(text, &mut |t| f(t.as_bytes(), &[0], &[t.len()]));
+}
+
+/// Most shingles in one batch of [`for_each_token_batch`].
+pub(crate) const SHINGLE_BATCH: usize = 64;
+
+/// Shingle ranges waiting to be handed out as a batch.
+struct Spans {
+    starts: [usize; SHINGLE_BATCH],
+    ends: [usize; SHINGLE_BATCH],
+    len: usize,
+}
+
+impl Spans {
+    fn new() -> Self {
+        Spans {
+            starts: [0; SHINGLE_BATCH],
+            ends: [0; SHINGLE_BATCH],
+            len: 0,
+        }
+    }
+
+    /// Queues `start..end`; true when the batch is full.
+    #[inline(always)]
+    fn push(&mut self, start: usize, end: usize) -> bool {
+        // `len < SHINGLE_BATCH` always holds here; the `if let` only spares
+        // the compiler a panic path.
+        if let (Some(s), Some(e)) = (self.starts.get_mut(self.len), self.ends.get_mut(self.len)) {
+            *s = start;
+            *e = end;
+            self.len += 1;
+        }
+        self.len == SHINGLE_BATCH
+    }
+
+    /// Hands the queued ranges of `buf` to `f` (if any) and empties the batch.
+    #[inline]
+    fn drain<F: FnMut(&[u8], &[usize], &[usize])>(&mut self, buf: &[u8], f: &mut F) {
+        let n = self.len.min(SHINGLE_BATCH);
+        if n > 0 {
+            f(buf, &self.starts[..n], &self.ends[..n]);
+        }
+        self.len = 0;
+    }
 }
 
 /// k-shingles of UAX #29 words, joined by one space. The current window is
@@ -260,9 +258,7 @@ mod tests {
         assert_eq!(b, v, "byte tokens differ from str tokens");
         let mut batched = Vec::new();
         for_each_token_batch(t, s, |buf, starts, ends| {
-            assert!(
-                !starts.is_empty() && starts.len() == ends.len() && starts.len() <= TOKEN_BATCH
-            );
+            assert!(!starts.is_empty() && starts.len() == ends.len());
             for (&from, &to) in starts.iter().zip(ends) {
                 batched.push(String::from_utf8(buf[from..to].to_vec()).unwrap());
             }

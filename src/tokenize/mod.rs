@@ -10,6 +10,7 @@ use alloc::string::String;
 
 use crate::Result;
 
+mod ascii_batch;
 mod ascii_scan;
 mod ascii_words;
 mod block_words;

@@ -5,6 +5,7 @@ use alloc::boxed::Box;
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::ascii_batch::{WORD_BATCH, for_each_ascii_word_batch};
 use super::ascii_scan::for_each_ascii_word;
 use super::ascii_words::AsciiWords;
 use super::{StreamPlan, TokenStream, Tokenizer};
@@ -86,6 +87,36 @@ pub(crate) fn for_each_word_span<F: FnMut(usize, usize)>(input: &str, f: F) {
         return for_each_ascii_word(input.as_bytes(), f);
     }
     super::block_words::for_each_word_span(input, f);
+}
+
+/// [`for_each_word_span`] in batches: `f(starts, ends)` gets the ranges
+/// `starts[i]..ends[i]` of the next words (at least one), in order. ASCII
+/// text is scanned straight into the arrays
+/// ([`for_each_ascii_word_batch`]); other text is collected word by word.
+#[inline(always)]
+pub(crate) fn for_each_word_batch<F: FnMut(&[usize], &[usize])>(input: &str, mut f: F) {
+    if input.is_ascii() {
+        return for_each_ascii_word_batch(input.as_bytes(), f);
+    }
+    let mut starts = [0usize; WORD_BATCH];
+    let mut ends = [0usize; WORD_BATCH];
+    let mut n = 0;
+    super::block_words::for_each_word_span(input, |s, e| {
+        // `n < WORD_BATCH` always holds here; the `if let` only spares the
+        // compiler a panic path.
+        if let (Some(a), Some(b)) = (starts.get_mut(n), ends.get_mut(n)) {
+            *a = s;
+            *b = e;
+            n += 1;
+        }
+        if n == WORD_BATCH {
+            f(&starts, &ends);
+            n = 0;
+        }
+    });
+    if n > 0 {
+        f(&starts[..n], &ends[..n]);
+    }
 }
 
 #[cfg(test)]

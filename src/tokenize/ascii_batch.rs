@@ -1,0 +1,234 @@
+//! ASCII word spans handed out in batches, as arrays of starts and ends.
+//!
+//! [`ascii_scan`](super::ascii_scan) turns each 64-byte block into a mask of
+//! word starts and a mask of word ends. Walking them word by word costs a
+//! loop iteration per word and a mispredicted loop exit per block. Here each
+//! mask is flattened into an array instead: the first 16 positions of a
+//! block are written unconditionally (positions past the mask's count are
+//! junk, overwritten later), so the usual block costs no branch on its word
+//! count. The `k`-th end closes the `k`-th start, across blocks, so the two
+//! arrays pair up by index; complete pairs are handed out in batches.
+
+use super::ascii_scan::class_masks;
+use super::ascii_words::{ALNUM, CLASS};
+
+/// Pairs handed out at once (at least; a batch can hold up to one block's
+/// words more).
+pub(crate) const WORD_BATCH: usize = 64;
+
+/// Positions written unconditionally per mask and block.
+const UNROLL: usize = 16;
+
+/// Room in each array: a batch, one block's worth (up to 32 words in 64
+/// bytes), the unconditional writes past it and the carried start.
+const CAP: usize = WORD_BATCH + 64 + UNROLL + 1;
+
+/// Appends the positions `base + j` of the set bits `j` of `m` to
+/// `out[*n..]`, in order. Needs `*n + max(UNROLL, popcount) <= CAP`.
+#[inline(always)]
+fn flatten(mut m: u64, base: usize, out: &mut [usize; CAP], n: &mut usize) {
+    let count = m.count_ones() as usize;
+    let at = *n;
+    if let Some(head) = out.get_mut(at..at + UNROLL) {
+        for slot in head {
+            *slot = base + m.trailing_zeros() as usize;
+            m &= m.wrapping_sub(1);
+        }
+    }
+    let mut k = at + UNROLL;
+    while m != 0 {
+        if let Some(slot) = out.get_mut(k) {
+            *slot = base + m.trailing_zeros() as usize;
+        }
+        m &= m - 1;
+        k += 1;
+    }
+    *n = at + count;
+}
+
+/// Calls `f(starts, ends)` with the byte ranges `starts[i]..ends[i]` of the
+/// UAX #29 words of the ASCII text `s`, in order and in batches (each
+/// non-empty): the words of `unicode_words`, which drops segments without a
+/// letter or digit.
+#[inline(always)]
+pub(crate) fn for_each_ascii_word_batch<F: FnMut(&[usize], &[usize])>(s: &[u8], mut f: F) {
+    debug_assert!(s.is_ascii());
+    let n = s.len();
+    if n == 0 {
+        return;
+    }
+    let mut starts = [0usize; CAP];
+    let mut ends = [0usize; CAP];
+    let (mut ns, mut ne) = (0usize, 0usize);
+    // Whether a start in the arrays may be a run of bare `_`.
+    let mut bare = false;
+    let mut cur = class_masks(&s[..n.min(64)]);
+    // Bit 63 of the previous block's letter / digit / joined masks.
+    let (mut prev_l, mut prev_d, mut prev_j) = (0u64, 0u64, 0u64);
+    let mut base = 0;
+    while base < n {
+        let next_base = base + 64;
+        let next = if next_base < n {
+            class_masks(&s[next_base..n.min(next_base + 64)])
+        } else {
+            Default::default()
+        };
+        // The rules of `ascii_scan::for_each_ascii_word`.
+        let l_before = (cur.letter << 1) | prev_l;
+        let l_after = (cur.letter >> 1) | (next.letter << 63);
+        let d_before = (cur.digit << 1) | prev_d;
+        let d_after = (cur.digit >> 1) | (next.digit << 63);
+        let joined = cur.word
+            | (cur.mid_letters & l_before & l_after)
+            | (cur.mid_digits & d_before & d_after);
+        let before = (joined << 1) | prev_j;
+        let block_starts = joined & !before;
+        let block_ends = !joined & before;
+        // `word` is letters, digits and `_`.
+        bare |= block_starts & cur.word & !(cur.letter | cur.digit) != 0;
+        flatten(block_starts, base, &mut starts, &mut ns);
+        flatten(block_ends, base, &mut ends, &mut ne);
+        if ne >= WORD_BATCH {
+            hand_out(
+                s,
+                &mut starts,
+                &mut ends,
+                &mut ns,
+                &mut ne,
+                &mut bare,
+                &mut f,
+            );
+        }
+        prev_l = cur.letter >> 63;
+        prev_d = cur.digit >> 63;
+        prev_j = joined >> 63;
+        cur = next;
+        base = next_base;
+    }
+    if ns > ne {
+        // The last word runs to the end of the text.
+        ends[ne] = n;
+        ne += 1;
+    }
+    hand_out(
+        s,
+        &mut starts,
+        &mut ends,
+        &mut ns,
+        &mut ne,
+        &mut bare,
+        &mut f,
+    );
+}
+
+/// Hands the `ne` complete pairs to `f` (without runs of bare `_`) and
+/// moves the open start, if any, to the front.
+#[inline(never)]
+fn hand_out<F: FnMut(&[usize], &[usize])>(
+    s: &[u8],
+    starts: &mut [usize; CAP],
+    ends: &mut [usize; CAP],
+    ns: &mut usize,
+    ne: &mut usize,
+    bare: &mut bool,
+    f: &mut F,
+) {
+    let mut done = (*ne).min(CAP);
+    if *bare {
+        // A run starting with `_` is a word only with a letter or digit.
+        let mut kept = 0;
+        for i in 0..done {
+            let (a, b) = (starts[i], ends[i]);
+            let word = s.get(a..b).unwrap_or_default();
+            if word.first() != Some(&b'_') || word.iter().any(|&x| CLASS[x as usize] & ALNUM != 0) {
+                starts[kept] = a;
+                ends[kept] = b;
+                kept += 1;
+            }
+        }
+        // The open start (if any) follows the kept pairs.
+        if *ns > done {
+            starts[kept] = starts[done];
+        }
+        *ns = kept + (*ns - done);
+        done = kept;
+        *bare = false;
+    }
+    if done > 0 {
+        f(&starts[..done], &ends[..done]);
+    }
+    // At most one start is still open; it is checked when its word closes.
+    if *ns > done {
+        starts[0] = starts[done];
+        *bare = s.get(starts[0]) == Some(&b'_');
+    }
+    *ns -= done;
+    *ne = 0;
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::tokenize::ascii_scan::for_each_ascii_word;
+
+    fn batched(s: &str) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        for_each_ascii_word_batch(s.as_bytes(), |a, b| {
+            assert!(!a.is_empty() && a.len() == b.len());
+            v.extend(a.iter().copied().zip(b.iter().copied()));
+        });
+        v
+    }
+
+    fn one_by_one(s: &str) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        for_each_ascii_word(s.as_bytes(), |a, b| v.push((a, b)));
+        v
+    }
+
+    #[test]
+    fn dense_blocks_and_bare_underscores() {
+        for s in [
+            "a ".repeat(200),
+            "a".repeat(300),
+            "_ a _b __ 1_ ".repeat(40),
+            "x".repeat(63) + " " + &"y ".repeat(100),
+            "_".repeat(130) + "a",
+            String::new(),
+        ] {
+            assert_eq!(batched(&s), one_by_one(&s), "{s:?}");
+        }
+    }
+
+    /// A run of bare `_` open while a batch is handed out, at every
+    /// alignment: it is still dropped when it closes.
+    #[test]
+    fn bare_run_open_across_a_hand_out() {
+        // A long first word shifts which block a batch fills up in.
+        for first in 1..70 {
+            for words in 60..130 {
+                let s = "x".repeat(first) + " " + &"a ".repeat(words) + "____ b";
+                assert_eq!(batched(&s), one_by_one(&s), "{s:?}");
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+        #[test]
+        fn equals_the_word_walk(s in "([a-z0-9_]{0,12}[ .,:';_\n-]{0,3}){0,200}") {
+            prop_assert_eq!(batched(&s), one_by_one(&s));
+        }
+
+        #[test]
+        fn equals_the_word_walk_on_any_ascii(b in proptest::collection::vec(0u8..128, 0..600)) {
+            let s = core::str::from_utf8(&b).unwrap();
+            prop_assert_eq!(batched(s), one_by_one(s));
+        }
+    }
+}
