@@ -68,3 +68,19 @@ pub(crate) fn has_avx512vbmi2() -> bool {
         target_feature = "avx512vbmi2"
     ))
 }
+
+/// AVX-512F and AVX-512DQ (64-bit lane multiplies).
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[cfg_attr(not(feature = "simhash"), allow(dead_code))] // the word hash kernel
+#[inline]
+pub(crate) fn has_avx512dq() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
+#[cfg_attr(not(feature = "simhash"), allow(dead_code))]
+#[inline]
+pub(crate) fn has_avx512dq() -> bool {
+    cfg!(all(target_feature = "avx512f", target_feature = "avx512dq"))
+}

@@ -50,6 +50,8 @@ mod streaming;
 #[cfg(test)]
 mod tests;
 mod token_hash;
+#[cfg(target_arch = "x86_64")]
+mod token_hash_x86_64;
 mod votes;
 #[cfg(target_arch = "x86_64")]
 mod votes_x86_64;

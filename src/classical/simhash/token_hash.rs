@@ -18,15 +18,30 @@
 //! path equals `xxh3_128_with_seed(bytes, seed) as u64`; the tests check it
 //! for every length up to 300 and many seeds.
 
+#[cfg(target_arch = "x86_64")]
+use super::token_hash_x86_64::short_spans_avx512;
+
+/// Whether [`short_spans_avx512`] can run here.
+fn wide_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::cpu::has_avx512dq()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Most spans [`TokenHasher::hash_spans`] takes at once.
 pub(crate) const SPAN_BATCH: usize = 64;
 
 const PRIME32_2: u64 = 0x85eb_ca77;
-const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
-const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
-const PRIME64_3: u64 = 0x1656_67b1_9e37_79f9;
+pub(super) const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
+pub(super) const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+pub(super) const PRIME64_3: u64 = 0x1656_67b1_9e37_79f9;
 const PRIME_MX1: u64 = 0x1656_6791_9e37_79f9;
-const PRIME_MX2: u64 = 0x9fb2_1c65_1e98_df25;
+pub(super) const PRIME_MX2: u64 = 0x9fb2_1c65_1e98_df25;
 
 /// The first 128 bytes of XXH3's default secret, as little-endian words.
 /// Inputs up to 128 bytes read nothing past them.
@@ -108,6 +123,8 @@ pub(crate) struct TokenHasher {
     flip_9to16_hi: u64,
     /// 17–128 bytes: `SECRET[i] + seed` at even `i`, `SECRET[i] − seed` at odd.
     keys: [u64; 16],
+    /// The CPU runs the eight-word kernel (AVX-512F and DQ).
+    wide: bool,
 }
 
 impl TokenHasher {
@@ -127,6 +144,7 @@ impl TokenHasher {
                     SECRET[i].wrapping_sub(seed)
                 }
             }),
+            wide: wide_available(),
         }
     }
 
@@ -153,7 +171,59 @@ impl TokenHasher {
     /// class is then hashed by a loop of its own: no per-token branch on the
     /// length (but for the rare spans outside 1–16 bytes), and each token
     /// costs only its own class's arithmetic.
+    ///
+    /// Where the CPU has AVX-512F and DQ, words of 1–8 bytes go eight at a
+    /// time through [`short_spans_avx512`] instead, unsorted.
     pub(crate) fn hash_spans(
+        &self,
+        text: &[u8],
+        starts: &[usize],
+        ends: &[usize],
+        out: &mut [u64; SPAN_BATCH],
+    ) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if self.wide {
+            return self.hash_spans_wide(text, starts, ends, out);
+        }
+        self.hash_spans_sorted(text, starts, ends, out)
+    }
+
+    /// [`TokenHasher::hash_spans`] with the eight-span kernel; the spans it
+    /// puts aside (other lengths, or too near the end of `text` for an
+    /// 8-byte load) are hashed one by one.
+    #[cfg(target_arch = "x86_64")]
+    fn hash_spans_wide(
+        &self,
+        text: &[u8],
+        starts: &[usize],
+        ends: &[usize],
+        out: &mut [u64; SPAN_BATCH],
+    ) -> usize {
+        let mut others = [0u8; SPAN_BATCH];
+        // SAFETY: `wide` is only set when the CPU reported AVX-512F and
+        // AVX-512DQ (without std: the binary was compiled with both).
+        let (mut k, no) = unsafe {
+            short_spans_avx512(
+                self.flip_1to3,
+                self.flip_4to8,
+                text,
+                starts,
+                ends,
+                out,
+                &mut others,
+            )
+        };
+        for &i in &others[..no.min(SPAN_BATCH)] {
+            let i = usize::from(i);
+            out[k % SPAN_BATCH] = self.hash(text.get(starts[i]..ends[i]).unwrap_or_default());
+            k += 1;
+        }
+        k
+    }
+
+    /// [`TokenHasher::hash_spans`] sorted by length class (the portable
+    /// path).
+    fn hash_spans_sorted(
         &self,
         text: &[u8],
         starts: &[usize],
@@ -343,21 +413,40 @@ mod tests {
         }
     }
 
-    /// `hash_spans` as a sorted list, against the reference per span.
+    /// One way of hashing a batch of spans.
+    type SpansPath = fn(&TokenHasher, &[u8], &[usize], &[usize], &mut [u64; SPAN_BATCH]) -> usize;
+
+    /// `hash_spans` as a sorted list, against the reference per span, on
+    /// the portable path and (where the CPU has it) the eight-span kernel.
     fn check_spans(h: &TokenHasher, seed: u64, text: &[u8], spans: &[(usize, usize)]) {
         let starts: Vec<usize> = spans.iter().map(|s| s.0).collect();
         let ends: Vec<usize> = spans.iter().map(|s| s.1).collect();
-        let mut out = [0u64; SPAN_BATCH];
-        let k = h.hash_spans(text, &starts, &ends, &mut out);
         let n = spans.len().min(SPAN_BATCH);
         let mut want: Vec<u64> = spans[..n]
             .iter()
             .map(|&(s, e)| reference(text.get(s..e).unwrap_or_default(), seed))
             .collect();
-        let mut got = out[..k].to_vec();
         want.sort_unstable();
-        got.sort_unstable();
-        assert_eq!(got, want, "seed {seed:#x}, spans {spans:?}");
+        let mut paths: Vec<(&str, SpansPath)> =
+            alloc::vec![("sorted", TokenHasher::hash_spans_sorted)];
+        #[cfg(target_arch = "x86_64")]
+        if h.wide {
+            paths.push(("wide", TokenHasher::hash_spans_wide));
+        }
+        for (name, path) in paths {
+            let mut out = [0u64; SPAN_BATCH];
+            let k = path(h, text, &starts, &ends, &mut out);
+            let mut got = out[..k].to_vec();
+            got.sort_unstable();
+            assert_eq!(got, want, "{name}: seed {seed:#x}, spans {spans:?}");
+        }
+    }
+
+    /// The eight-span kernel is used wherever the CPU has AVX-512F and DQ.
+    #[test]
+    fn wide_path_follows_the_cpu() {
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        assert_eq!(TokenHasher::new(0).wide, crate::cpu::has_avx512dq());
     }
 
     #[test]
