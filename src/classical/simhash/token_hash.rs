@@ -214,8 +214,16 @@ impl TokenHasher {
             )
         };
         for &i in &others[..no.min(SPAN_BATCH)] {
-            let i = usize::from(i);
-            out[k % SPAN_BATCH] = self.hash(text.get(starts[i]..ends[i]).unwrap_or_default());
+            let w = text
+                .get(starts[usize::from(i)]..ends[usize::from(i)])
+                .unwrap_or_default();
+            let n = w.len();
+            // Mostly 9–16 bytes, inlined; the rest is rare.
+            out[k % SPAN_BATCH] = if (9..=16).contains(&n) {
+                self.len_9to16(le64(w, 0), le64(w, n - 8), n)
+            } else {
+                self.hash(w)
+            };
             k += 1;
         }
         k
