@@ -58,7 +58,7 @@ pub(crate) fn has_avx512bw() -> bool {
 }
 
 #[cfg(all(target_arch = "x86_64", not(feature = "std")))]
-#[cfg_attr(not(feature = "tlsh"), allow(dead_code))]
+#[allow(dead_code)] // the TLSH kernel is built with `std` only
 #[inline]
 pub(crate) fn has_avx512vbmi2() -> bool {
     cfg!(all(

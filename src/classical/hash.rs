@@ -139,3 +139,54 @@ pub(crate) fn xxh3_64(bytes: &[u8]) -> u64 {
 pub(crate) fn hex16(v: u64) -> alloc::string::String {
     alloc::format!("{v:016x}")
 }
+
+/// The indices of a batch of byte ranges `starts[i]..ends[i]`
+/// (`i < min(starts.len(), ends.len(), N)`, `N ≤ 256`) sorted into three
+/// length classes: class 0 holds lengths `first.0..first.0 + first.1`,
+/// class 1 `second.0..second.0 + second.1`, class 2 all others. Writes the
+/// lists to the front of `lists` and returns their lengths. No branch per range: each index is written to
+/// all three lists and only its own class's count advances, so that batch
+/// hashers can run each class in a loop of its own (the length of a
+/// token changes from one to the next, and a branch on it mispredicts).
+#[cfg(any(feature = "minhash", feature = "simhash"))]
+#[inline(always)]
+pub(crate) fn by_length_class<const N: usize>(
+    starts: &[usize],
+    ends: &[usize],
+    first: (usize, usize),
+    second: (usize, usize),
+    lists: &mut [[u8; N]; 3],
+) -> [usize; 3] {
+    let n = starts.len().min(ends.len()).min(N);
+    let mut counts = [0usize; 3];
+    for i in 0..n {
+        let len = ends[i].wrapping_sub(starts[i]);
+        let c0 = len.wrapping_sub(first.0) < first.1;
+        let c1 = len.wrapping_sub(second.0) < second.1;
+        for (c, hit) in [c0, c1, !(c0 | c1)].into_iter().enumerate() {
+            // `counts[c] ≤ i < N ≤ 256`: the modulo changes no index, and
+            // `i` fits a byte.
+            lists[c][counts[c] % N] = i as u8;
+            counts[c] += usize::from(hit);
+        }
+    }
+    counts
+}
+
+/// The little-endian u64 at `b[at..at + 8]` (the batch hashers' loads).
+#[cfg(any(feature = "minhash", feature = "simhash"))]
+#[inline(always)]
+pub(crate) fn le64(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// The 128-bit product of `a` and `b` with its halves xored (XXH3's
+/// `mul128_fold64`).
+#[cfg(any(feature = "minhash", feature = "simhash"))]
+#[inline(always)]
+pub(crate) fn fold64(a: u64, b: u64) -> u64 {
+    let p = u128::from(a) * u128::from(b);
+    (p as u64) ^ ((p >> 64) as u64)
+}

@@ -9,7 +9,7 @@
 //! count. The `k`-th end closes the `k`-th start, across blocks, so the two
 //! arrays pair up by index; complete pairs are handed out in batches.
 
-use super::ascii_scan::class_masks;
+use super::ascii_scan::for_each_block;
 use super::ascii_words::{ALNUM, CLASS};
 
 /// Pairs handed out at once (at least; a batch can hold up to one block's
@@ -46,124 +46,86 @@ fn flatten(mut m: u64, base: usize, out: &mut [usize; CAP], n: &mut usize) {
     *n = at + count;
 }
 
+/// Word starts and ends waiting to be handed out.
+struct Queue {
+    starts: [usize; CAP],
+    ends: [usize; CAP],
+    /// Entries in each array; `ns - ne` is 0 or 1 (the open word).
+    ns: usize,
+    ne: usize,
+    /// Whether a queued start may be a run of bare `_`.
+    bare: bool,
+}
+
+impl Queue {
+    /// Hands the `ne` complete pairs to `f` (without runs of bare `_`) and
+    /// moves the open start, if any, to the front.
+    #[inline(never)]
+    fn hand_out<F: FnMut(&[usize], &[usize])>(&mut self, s: &[u8], f: &mut F) {
+        let mut done = self.ne.min(CAP);
+        if self.bare {
+            // A run starting with `_` is a word only with a letter or digit.
+            let mut kept = 0;
+            for i in 0..done {
+                let (a, b) = (self.starts[i], self.ends[i]);
+                let word = s.get(a..b).unwrap_or_default();
+                if word.first() != Some(&b'_')
+                    || word.iter().any(|&x| CLASS[x as usize] & ALNUM != 0)
+                {
+                    self.starts[kept] = a;
+                    self.ends[kept] = b;
+                    kept += 1;
+                }
+            }
+            // The open start (if any) follows the kept pairs.
+            if self.ns > done {
+                self.starts[kept] = self.starts[done];
+            }
+            self.ns = kept + (self.ns - done);
+            done = kept;
+            self.bare = false;
+        }
+        if done > 0 {
+            f(&self.starts[..done], &self.ends[..done]);
+        }
+        // At most one start is still open; it is checked when its word closes.
+        if self.ns > done {
+            self.starts[0] = self.starts[done];
+            self.bare = s.get(self.starts[0]) == Some(&b'_');
+        }
+        self.ns -= done;
+        self.ne = 0;
+    }
+}
+
 /// Calls `f(starts, ends)` with the byte ranges `starts[i]..ends[i]` of the
 /// UAX #29 words of the ASCII text `s`, in order and in batches (each
 /// non-empty): the words of `unicode_words`, which drops segments without a
 /// letter or digit.
 #[inline(always)]
 pub(crate) fn for_each_ascii_word_batch<F: FnMut(&[usize], &[usize])>(s: &[u8], mut f: F) {
-    debug_assert!(s.is_ascii());
-    let n = s.len();
-    if n == 0 {
-        return;
-    }
-    let mut starts = [0usize; CAP];
-    let mut ends = [0usize; CAP];
-    let (mut ns, mut ne) = (0usize, 0usize);
-    // Whether a start in the arrays may be a run of bare `_`.
-    let mut bare = false;
-    let mut cur = class_masks(&s[..n.min(64)]);
-    // Bit 63 of the previous block's letter / digit / joined masks.
-    let (mut prev_l, mut prev_d, mut prev_j) = (0u64, 0u64, 0u64);
-    let mut base = 0;
-    while base < n {
-        let next_base = base + 64;
-        let next = if next_base < n {
-            class_masks(&s[next_base..n.min(next_base + 64)])
-        } else {
-            Default::default()
-        };
-        // The rules of `ascii_scan::for_each_ascii_word`.
-        let l_before = (cur.letter << 1) | prev_l;
-        let l_after = (cur.letter >> 1) | (next.letter << 63);
-        let d_before = (cur.digit << 1) | prev_d;
-        let d_after = (cur.digit >> 1) | (next.digit << 63);
-        let joined = cur.word
-            | (cur.mid_letters & l_before & l_after)
-            | (cur.mid_digits & d_before & d_after);
-        let before = (joined << 1) | prev_j;
-        let block_starts = joined & !before;
-        let block_ends = !joined & before;
+    let mut q = Queue {
+        starts: [0; CAP],
+        ends: [0; CAP],
+        ns: 0,
+        ne: 0,
+        bare: false,
+    };
+    for_each_block(s, |base, starts, ends, m| {
         // `word` is letters, digits and `_`.
-        bare |= block_starts & cur.word & !(cur.letter | cur.digit) != 0;
-        flatten(block_starts, base, &mut starts, &mut ns);
-        flatten(block_ends, base, &mut ends, &mut ne);
-        if ne >= WORD_BATCH {
-            hand_out(
-                s,
-                &mut starts,
-                &mut ends,
-                &mut ns,
-                &mut ne,
-                &mut bare,
-                &mut f,
-            );
+        q.bare |= starts & m.word & !(m.letter | m.digit) != 0;
+        flatten(starts, base, &mut q.starts, &mut q.ns);
+        flatten(ends, base, &mut q.ends, &mut q.ne);
+        if q.ne >= WORD_BATCH {
+            q.hand_out(s, &mut f);
         }
-        prev_l = cur.letter >> 63;
-        prev_d = cur.digit >> 63;
-        prev_j = joined >> 63;
-        cur = next;
-        base = next_base;
-    }
-    if ns > ne {
+    });
+    if q.ns > q.ne {
         // The last word runs to the end of the text.
-        ends[ne] = n;
-        ne += 1;
+        q.ends[q.ne % CAP] = s.len();
+        q.ne += 1;
     }
-    hand_out(
-        s,
-        &mut starts,
-        &mut ends,
-        &mut ns,
-        &mut ne,
-        &mut bare,
-        &mut f,
-    );
-}
-
-/// Hands the `ne` complete pairs to `f` (without runs of bare `_`) and
-/// moves the open start, if any, to the front.
-#[inline(never)]
-fn hand_out<F: FnMut(&[usize], &[usize])>(
-    s: &[u8],
-    starts: &mut [usize; CAP],
-    ends: &mut [usize; CAP],
-    ns: &mut usize,
-    ne: &mut usize,
-    bare: &mut bool,
-    f: &mut F,
-) {
-    let mut done = (*ne).min(CAP);
-    if *bare {
-        // A run starting with `_` is a word only with a letter or digit.
-        let mut kept = 0;
-        for i in 0..done {
-            let (a, b) = (starts[i], ends[i]);
-            let word = s.get(a..b).unwrap_or_default();
-            if word.first() != Some(&b'_') || word.iter().any(|&x| CLASS[x as usize] & ALNUM != 0) {
-                starts[kept] = a;
-                ends[kept] = b;
-                kept += 1;
-            }
-        }
-        // The open start (if any) follows the kept pairs.
-        if *ns > done {
-            starts[kept] = starts[done];
-        }
-        *ns = kept + (*ns - done);
-        done = kept;
-        *bare = false;
-    }
-    if done > 0 {
-        f(&starts[..done], &ends[..done]);
-    }
-    // At most one start is still open; it is checked when its word closes.
-    if *ns > done {
-        starts[0] = starts[done];
-        *bare = s.get(starts[0]) == Some(&b'_');
-    }
-    *ns -= done;
-    *ne = 0;
+    q.hand_out(s, &mut f);
 }
 
 #[cfg(test)]

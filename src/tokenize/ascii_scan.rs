@@ -161,6 +161,25 @@ fn class_masks_sse2(b: &[u8; 64]) -> Masks {
 /// segments without a letter or digit).
 #[inline(always)]
 pub(crate) fn for_each_ascii_word<F: FnMut(usize, usize)>(s: &[u8], mut f: F) {
+    // Start of a word that runs past the end of the previous block.
+    let mut open: Option<usize> = None;
+    for_each_block(s, |base, starts, ends, _| {
+        pair_spans(base, starts, ends, &mut open, |ws, e| {
+            emit(s, ws, e, &mut f)
+        });
+    });
+    if let Some(ws) = open {
+        emit(s, ws, s.len(), &mut f);
+    }
+}
+
+/// Calls `f(base, starts, ends, masks)` for each 64-byte block of the
+/// ASCII text `s`, in order: bit `j` of `starts` (`ends`) is set if a joined
+/// run of word characters starts at (ends before) byte `base + j`, and
+/// `masks` are the block's class masks. A run still open at the end of the
+/// text has no end bit.
+#[inline(always)]
+pub(super) fn for_each_block<F: FnMut(usize, u64, u64, &Masks)>(s: &[u8], mut f: F) {
     debug_assert!(s.is_ascii());
     let n = s.len();
     if n == 0 {
@@ -169,8 +188,6 @@ pub(crate) fn for_each_ascii_word<F: FnMut(usize, usize)>(s: &[u8], mut f: F) {
     let mut cur = class_masks(&s[..n.min(64)]);
     // Bit 63 of the previous block's letter / digit / joined masks.
     let (mut prev_l, mut prev_d, mut prev_j) = (0u64, 0u64, 0u64);
-    // Start of a word that runs past the end of the previous block.
-    let mut open: Option<usize> = None;
     let mut base = 0;
     while base < n {
         let next_base = base + 64;
@@ -188,22 +205,15 @@ pub(crate) fn for_each_ascii_word<F: FnMut(usize, usize)>(s: &[u8], mut f: F) {
             | (cur.mid_letters & l_before & l_after)
             | (cur.mid_digits & d_before & d_after);
         let before = (joined << 1) | prev_j;
-        let starts = joined & !before;
         // The first byte after each word; bits past the end of the text are
         // clear in `joined`, so a word ending there ends inside the block
         // unless the block is full.
-        let ends = !joined & before;
-        pair_spans(base, starts, ends, &mut open, |ws, e| {
-            emit(s, ws, e, &mut f)
-        });
+        f(base, joined & !before, !joined & before, &cur);
         prev_l = cur.letter >> 63;
         prev_d = cur.digit >> 63;
         prev_j = joined >> 63;
         cur = next;
         base = next_base;
-    }
-    if let Some(ws) = open {
-        emit(s, ws, n, &mut f);
     }
 }
 

@@ -9,6 +9,7 @@
 //! `xxh3_128_with_seed(bytes, seed)`; the tests check lengths 0–300.
 
 use crate::classical::HashFamily;
+use crate::classical::hash::{fold64, le64};
 
 /// Most spans [`ShingleHasher::hash_spans`] takes at once.
 pub(crate) const SPAN_BATCH: usize = 64;
@@ -20,19 +21,6 @@ const PRIME_MX1: u64 = 0x1656_6791_9e37_79f9;
 
 /// XXH3's default secret (the seed-0 secret is the default one).
 const SECRET: [u8; 192] = xxhash_rust::const_xxh3::const_custom_default_secret(0);
-
-#[inline(always)]
-fn le64(b: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&b[at..at + 8]);
-    u64::from_le_bytes(w)
-}
-
-#[inline(always)]
-fn fold64(a: u64, b: u64) -> u64 {
-    let p = u128::from(a) * u128::from(b);
-    (p as u64) ^ ((p >> 64) as u64)
-}
 
 #[inline(always)]
 fn avalanche(mut h: u64) -> u64 {
@@ -135,22 +123,15 @@ impl ShingleHasher {
         ends: &[usize],
         out: &mut [(u64, u64); SPAN_BATCH],
     ) -> usize {
-        let n = starts.len().min(ends.len()).min(SPAN_BATCH);
-        // Class 0: 17–32 bytes, 1: 33–64, 2: any other length. Each span is
-        // written to every list and counted in its own: no branch.
+        // Class 0: 17–32 bytes, 1: 33–64, 2: any other length.
         let mut by_class = [[0u8; SPAN_BATCH]; 3];
-        let mut counts = [0usize; 3];
-        for i in 0..n {
-            let len = ends[i].wrapping_sub(starts[i]);
-            let c0 = len.wrapping_sub(17) < 16;
-            let c1 = len.wrapping_sub(33) < 32;
-            for (c, hit) in [c0, c1, !(c0 | c1)].into_iter().enumerate() {
-                // `counts[c] ≤ i < SPAN_BATCH ≤ 256`: the mask changes no
-                // index, and `i` fits a byte.
-                by_class[c][counts[c] % SPAN_BATCH] = i as u8;
-                counts[c] += usize::from(hit);
-            }
-        }
+        let counts = crate::classical::hash::by_length_class(
+            starts,
+            ends,
+            (17, 16),
+            (33, 32),
+            &mut by_class,
+        );
         let mut k = 0;
         let mut class_loop = |class: usize, hash: &dyn Fn(&[u8]) -> (u64, u64)| {
             for &i in &by_class[class][..counts[class]] {

@@ -18,6 +18,8 @@
 //! path equals `xxh3_128_with_seed(bytes, seed) as u64`; the tests check it
 //! for every length up to 300 and many seeds.
 
+use crate::classical::hash::{fold64, le64};
+
 #[cfg(target_arch = "x86_64")]
 use super::token_hash_x86_64::short_spans_avx512;
 
@@ -70,12 +72,6 @@ fn mul128(a: u64, b: u64) -> (u64, u64) {
     (p as u64, (p >> 64) as u64)
 }
 
-#[inline(always)]
-fn fold64(a: u64, b: u64) -> u64 {
-    let (lo, hi) = mul128(a, b);
-    lo ^ hi
-}
-
 /// XXH64's final mix, which XXH3 uses for 0–3 byte inputs.
 #[inline(always)]
 fn xxh64_avalanche(mut h: u64) -> u64 {
@@ -92,13 +88,6 @@ fn xxh3_avalanche(mut h: u64) -> u64 {
     h ^= h >> 37;
     h = h.wrapping_mul(PRIME_MX1);
     h ^ (h >> 32)
-}
-
-#[inline(always)]
-fn le64(b: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&b[at..at + 8]);
-    u64::from_le_bytes(w)
 }
 
 #[inline(always)]
@@ -217,13 +206,7 @@ impl TokenHasher {
             let w = text
                 .get(starts[usize::from(i)]..ends[usize::from(i)])
                 .unwrap_or_default();
-            let n = w.len();
-            // Mostly 9–16 bytes, inlined; the rest is rare.
-            out[k % SPAN_BATCH] = if (9..=16).contains(&n) {
-                self.len_9to16(le64(w, 0), le64(w, n - 8), n)
-            } else {
-                self.hash(w)
-            };
+            out[k % SPAN_BATCH] = self.hash_mostly_9to16(w);
             k += 1;
         }
         k
@@ -238,23 +221,10 @@ impl TokenHasher {
         ends: &[usize],
         out: &mut [u64; SPAN_BATCH],
     ) -> usize {
-        let n = starts.len().min(ends.len()).min(SPAN_BATCH);
         // Class 0: 1–3 bytes, 1: 4–8, 2: any other length (mostly 9–16).
-        // Every span is written to all three lists and counted in its own:
-        // no branch, no variable shift, no store-to-load chain.
         let mut by_class = [[0u8; SPAN_BATCH]; 3];
-        let mut counts = [0usize; 3];
-        for i in 0..n {
-            let len = ends[i].wrapping_sub(starts[i]);
-            let c0 = len.wrapping_sub(1) < 3;
-            let c1 = len.wrapping_sub(4) < 5;
-            for (c, hit) in [c0, c1, !(c0 | c1)].into_iter().enumerate() {
-                // `counts[c] ≤ i < SPAN_BATCH ≤ 256`: the mask changes no
-                // index, and `i` fits a byte.
-                by_class[c][counts[c] % SPAN_BATCH] = i as u8;
-                counts[c] += usize::from(hit);
-            }
-        }
+        let counts =
+            crate::classical::hash::by_length_class(starts, ends, (1, 3), (4, 5), &mut by_class);
         let mut k = 0;
         let mut class_loop = |class: usize, hash: &dyn Fn(&[u8]) -> u64| {
             for &i in &by_class[class][..counts[class]] {
@@ -275,16 +245,21 @@ impl TokenHasher {
             let n = w.len();
             self.len_4to8(le32(w, 0) | le32(w, n - 4) << 32, n)
         });
-        class_loop(2, &|w| {
-            let n = w.len();
-            // Longer and empty spans are rare: a well-predicted branch.
-            if (9..=16).contains(&n) {
-                self.len_9to16(le64(w, 0), le64(w, n - 8), n)
-            } else {
-                self.hash(w)
-            }
-        });
+        class_loop(2, &|w| self.hash_mostly_9to16(w));
         k
+    }
+
+    /// [`TokenHasher::hash`] for words that are mostly 9–16 bytes long:
+    /// that class inline (a well-predicted branch), the rare others
+    /// through the general routine.
+    #[inline(always)]
+    fn hash_mostly_9to16(&self, w: &[u8]) -> u64 {
+        let n = w.len();
+        if (9..=16).contains(&n) {
+            self.len_9to16(le64(w, 0), le64(w, n - 8), n)
+        } else {
+            self.hash(w)
+        }
     }
 
     #[inline(always)]
