@@ -177,7 +177,7 @@ mod tests {
             let h = ShingleHasher::new(seed);
             for n in 0..=300usize {
                 let bytes: Vec<u8> = (0..n)
-                    .map(|i| (i * 131 + n * 7 + seed as usize) as u8)
+                    .map(|i| (i * 131 + n * 7).wrapping_add(seed as usize) as u8)
                     .collect();
                 for fill in [bytes, alloc::vec![0xff; n]] {
                     assert_eq!(
