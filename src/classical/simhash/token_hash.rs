@@ -9,9 +9,12 @@
 //! * precomputes, once per sketch, every value that depends only on the
 //!   seed (the secret words with the seed folded in);
 //! * computes only the low half, which drops about half the multiplies;
-//! * hashes a batch of words at once ([`TokenHasher::hash_spans`]): the
-//!   words are first sorted by length class without branching, then each
-//!   class runs a loop of its own, whose only branch is the loop's.
+//! * hashes a batch of words at once ([`TokenHasher::hash_spans`]): where
+//!   the CPU has AVX-512F and DQ, the words of 1–8 bytes go eight at a
+//!   time through one kernel (`token_hash_x86_64.rs`) that computes both
+//!   classes on every lane and keeps each lane's own; otherwise the words
+//!   are first sorted by length class without branching, then each class
+//!   runs a loop of its own, whose only branch is the loop's.
 //!
 //! Inputs longer than 16 bytes take the 17–128 byte routine (low half only),
 //! and inputs longer than 128 bytes the `xxhash-rust` implementation. Every
