@@ -14,7 +14,7 @@
 
 use alloc::string::String;
 
-use super::word::{for_each_word, for_each_word_batch, for_each_word_span};
+use super::word::{SpanBatch, for_each_word, for_each_word_batch, for_each_word_span};
 use super::{Builtin, StreamPlan, Tokenizer};
 
 mod window;
@@ -76,8 +76,8 @@ where
 /// (at least one per call). The batches hold exactly the tokens of
 /// [`for_each_token_bytes`], in order. Words are ranges of the text, in the
 /// word scanner's batches; word shingles are ranges of the window buffer,
-/// handed out before the buffer moves, in batches of at most
-/// [`SHINGLE_BATCH`]; other tokenizers give one token per batch.
+/// handed out before the buffer moves, in batches of at most 64; other
+/// tokenizers give one token per batch.
 #[inline]
 pub(crate) fn for_each_token_batch<T, F>(tok: &T, text: &str, mut f: F)
 where
@@ -93,68 +93,25 @@ where
         && inner.builtin() == Builtin::Words
     {
         let mut window = ByteWindow::new(k, b.len());
-        let mut spans = Spans::new();
+        let mut spans = SpanBatch::new();
         for_each_word_batch(text, |starts, ends| {
             for (&s, &e) in starts.iter().zip(ends) {
                 if window.moves_for(e - s) {
-                    spans.drain(window.buf(), &mut f);
+                    spans.drain(&mut |st, en| f(window.buf(), st, en));
                 }
                 if let Some((from, to)) = window.push_span(b, s, e)
                     && spans.push(from, to)
                 {
-                    spans.drain(window.buf(), &mut f);
+                    spans.drain(&mut |st, en| f(window.buf(), st, en));
                 }
             }
         });
         if let Some((from, to)) = window.finish_span() {
             spans.push(from, to);
         }
-        return spans.drain(window.buf(), &mut f);
+        return spans.drain(&mut |st, en| f(window.buf(), st, en));
     }
     tok.for_each_token(text, &mut |t| f(t.as_bytes(), &[0], &[t.len()]));
-}
-
-/// Most shingles in one batch of [`for_each_token_batch`].
-pub(crate) const SHINGLE_BATCH: usize = 64;
-
-/// Shingle ranges waiting to be handed out as a batch.
-struct Spans {
-    starts: [usize; SHINGLE_BATCH],
-    ends: [usize; SHINGLE_BATCH],
-    len: usize,
-}
-
-impl Spans {
-    fn new() -> Self {
-        Spans {
-            starts: [0; SHINGLE_BATCH],
-            ends: [0; SHINGLE_BATCH],
-            len: 0,
-        }
-    }
-
-    /// Queues `start..end`; true when the batch is full.
-    #[inline(always)]
-    fn push(&mut self, start: usize, end: usize) -> bool {
-        // `len < SHINGLE_BATCH` always holds here; the `if let` only spares
-        // the compiler a panic path.
-        if let (Some(s), Some(e)) = (self.starts.get_mut(self.len), self.ends.get_mut(self.len)) {
-            *s = start;
-            *e = end;
-            self.len += 1;
-        }
-        self.len == SHINGLE_BATCH
-    }
-
-    /// Hands the queued ranges of `buf` to `f` (if any) and empties the batch.
-    #[inline]
-    fn drain<F: FnMut(&[u8], &[usize], &[usize])>(&mut self, buf: &[u8], f: &mut F) {
-        let n = self.len.min(SHINGLE_BATCH);
-        if n > 0 {
-            f(buf, &self.starts[..n], &self.ends[..n]);
-        }
-        self.len = 0;
-    }
 }
 
 /// k-shingles of UAX #29 words, joined by one space. The current window is

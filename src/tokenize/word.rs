@@ -98,24 +98,52 @@ pub(crate) fn for_each_word_batch<F: FnMut(&[usize], &[usize])>(input: &str, mut
     if input.is_ascii() {
         return for_each_ascii_word_batch(input.as_bytes(), f);
     }
-    let mut starts = [0usize; WORD_BATCH];
-    let mut ends = [0usize; WORD_BATCH];
-    let mut n = 0;
+    let mut batch = SpanBatch::new();
     super::block_words::for_each_word_span(input, |s, e| {
-        // `n < WORD_BATCH` always holds here; the `if let` only spares the
-        // compiler a panic path.
-        if let (Some(a), Some(b)) = (starts.get_mut(n), ends.get_mut(n)) {
-            *a = s;
-            *b = e;
-            n += 1;
-        }
-        if n == WORD_BATCH {
-            f(&starts, &ends);
-            n = 0;
+        if batch.push(s, e) {
+            batch.drain(&mut f);
         }
     });
-    if n > 0 {
-        f(&starts[..n], &ends[..n]);
+    batch.drain(&mut f);
+}
+
+/// Byte ranges queued to be handed out in batches of [`WORD_BATCH`].
+pub(super) struct SpanBatch {
+    starts: [usize; WORD_BATCH],
+    ends: [usize; WORD_BATCH],
+    len: usize,
+}
+
+impl SpanBatch {
+    pub(super) fn new() -> Self {
+        SpanBatch {
+            starts: [0; WORD_BATCH],
+            ends: [0; WORD_BATCH],
+            len: 0,
+        }
+    }
+
+    /// Queues `start..end`; true when the batch is full.
+    #[inline(always)]
+    pub(super) fn push(&mut self, start: usize, end: usize) -> bool {
+        // `len < WORD_BATCH` always holds here; the `if let` only spares
+        // the compiler a panic path.
+        if let (Some(s), Some(e)) = (self.starts.get_mut(self.len), self.ends.get_mut(self.len)) {
+            *s = start;
+            *e = end;
+            self.len += 1;
+        }
+        self.len == WORD_BATCH
+    }
+
+    /// Hands the queued ranges to `f` (if any) and empties the batch.
+    #[inline]
+    pub(super) fn drain<F: FnMut(&[usize], &[usize])>(&mut self, f: &mut F) {
+        let n = self.len.min(WORD_BATCH);
+        if n > 0 {
+            f(&self.starts[..n], &self.ends[..n]);
+        }
+        self.len = 0;
     }
 }
 

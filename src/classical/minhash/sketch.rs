@@ -27,8 +27,6 @@ pub(crate) struct MinHashSketch<const H: usize> {
     /// Token hashes not yet folded into `slots` (see [`Kernel::update_batch`]).
     pending: [(u64, u64); BATCH],
     npending: usize,
-    /// The default family's batch hasher, built on the first batch.
-    xxh3: Option<ShingleHasher>,
 }
 
 impl<const H: usize> MinHashSketch<H> {
@@ -45,7 +43,6 @@ impl<const H: usize> MinHashSketch<H> {
             any: false,
             pending: [(0, 0); BATCH],
             npending: 0,
-            xxh3: None,
         }
     }
 
@@ -63,8 +60,8 @@ impl<const H: usize> MinHashSketch<H> {
             }
             return;
         }
-        let seed = self.seed;
-        let hasher = self.xxh3.get_or_insert_with(|| ShingleHasher::new(seed));
+        // Eight key words: cheap next to a batch of up to 64 hashes.
+        let hasher = ShingleHasher::new(self.seed);
         let mut hashes = [(0, 0); SPAN_BATCH];
         for (starts, ends) in starts.chunks(SPAN_BATCH).zip(ends.chunks(SPAN_BATCH)) {
             let k = hasher.hash_spans(text, starts, ends, &mut hashes);
