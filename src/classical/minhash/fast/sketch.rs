@@ -63,35 +63,30 @@ impl<const H: usize> FastSketch<H> {
         if self.elems.is_empty() {
             return None;
         }
-        let mut empty = self.bins.iter().filter(|&&v| v == EMPTY).count();
+        let mut empty = count_empty(&self.bins);
         let mut pair = 0u64;
         // Rounds 2q+1 and 2q+2 share one hash: its high half picks the bin
         // of the first, its low half the bin of the second. Within a round
         // the element's own low bits order the candidates.
         while empty > 0 && 2 * pair < cap {
-            // Repeats change no minimum; dropping them bounds the rounds of
-            // a text that repeats a few shingles a million times. Sorting
-            // costs more than the rounds of an ordinary document, so it
-            // happens only when empty slots are unlikely without repeats:
-            // many elements yet a slot left empty by round 0, or elements
-            // left after eight rounds.
-            let n = self.elems.len();
-            if (pair == 0 && n > 8 * H) || (pair == 4 && n > 32) {
+            if should_dedup(self.elems.len(), H, pair, empty) {
                 self.elems.sort_unstable();
                 self.elems.dedup();
             }
             let (ta, tb) = ((2 * pair + 1) << VALUE_BITS, (2 * pair + 2) << VALUE_BITS);
+            // Branch-free: in the early rounds of a short document about
+            // half the candidates win, so a branch per candidate would be
+            // mispredicted half the time. Empty bins are counted once per
+            // pair instead of per win.
             for &x in &self.elems {
                 let g = round_hash(x, pair, self.keys.round);
                 let v = x & VALUE_MASK;
-                for (slot, tag) in [(bin_of(g, H), ta), (bin_of(g << 32, H), tb)] {
-                    let slot = &mut self.bins[slot];
-                    if tag | v < *slot {
-                        empty -= usize::from(*slot == EMPTY);
-                        *slot = tag | v;
-                    }
-                }
+                let a = &mut self.bins[bin_of(g, H)];
+                *a = (*a).min(ta | v);
+                let b = &mut self.bins[bin_of(g << 32, H)];
+                *b = (*b).min(tb | v);
             }
+            empty = count_empty(&self.bins);
             pair += 1;
         }
         if empty > 0 {
@@ -99,6 +94,43 @@ impl<const H: usize> FastSketch<H> {
         }
         Some(self.bins)
     }
+}
+
+fn count_empty(bins: &[u64]) -> usize {
+    bins.iter().filter(|&&v| v == EMPTY).count()
+}
+
+/// Whether to drop repeated elements before round pair `pair`, given `n`
+/// elements, `h` bins and `empty` bins still empty. Repeats change no
+/// minimum, but a text that repeats a few shingles a million times would
+/// otherwise take many rounds over all its copies. Sorting costs more than
+/// the rounds of an ordinary document, so it happens only when the empty
+/// bins say the elements are far fewer than `n` distinct values: with `n`
+/// distinct elements, `2·pair + 1` rounds leave about
+/// `h·(1 − 1/h)^(n·(2·pair + 1))` bins empty, and sorting waits for more
+/// than twice that plus eight. Checked before pairs 0, 4 and 16 only.
+fn should_dedup(n: usize, h: usize, pair: u64, empty: usize) -> bool {
+    if !matches!(pair, 0 | 4 | 16) || n <= 32 {
+        return false;
+    }
+    let placed = (n as u64).saturating_mul(2 * pair + 1);
+    let expected = (h as u64).saturating_mul(miss_q32(h as u64, placed)) >> 32;
+    empty as u64 > 2 * expected + 8
+}
+
+/// `(1 − 1/h)^m` in 32.32 fixed point (`2³²` is one), by squaring.
+fn miss_q32(h: u64, mut m: u64) -> u64 {
+    let one = 1u64 << 32;
+    let mut base = one - (one / h.max(1)).max(1);
+    let mut acc = one;
+    while m > 0 && acc > 0 {
+        if m & 1 == 1 {
+            acc = (acc * base) >> 32;
+        }
+        base = (base * base) >> 32;
+        m >>= 1;
+    }
+    acc
 }
 
 /// Round 0 for one element hash `x`.
@@ -127,6 +159,66 @@ fn fill_from_next(bins: &mut [u64]) {
             bins[i] = carry;
         } else {
             carry = bins[i];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fixed-point power against repeated floating-point products.
+    #[test]
+    fn miss_q32_matches_the_product() {
+        for h in [1u64, 2, 5, 16, 128, 1000, 1 << 20] {
+            for m in [0u64, 1, 2, 7, 64, 300, 5000] {
+                let mut want = 1.0f64;
+                for _ in 0..m {
+                    want *= 1.0 - 1.0 / h as f64;
+                }
+                let got = miss_q32(h, m) as f64 / 4_294_967_296.0;
+                assert!(
+                    (got - want).abs() < 1e-6 + want * 1e-6,
+                    "h {h} m {m}: {got} vs {want}"
+                );
+            }
+        }
+        // Large arguments neither overflow nor loop long.
+        assert_eq!(miss_q32(128, u64::MAX), 0);
+        assert!(miss_q32(u64::MAX, 1) < 1 << 32);
+    }
+
+    /// Sorting waits for far more empty bins than distinct elements leave.
+    #[test]
+    fn dedup_only_when_repeats_are_likely() {
+        // 56 distinct elements, 128 bins, 9 rounds: about 2.5 bins empty.
+        assert!(!should_dedup(56, 128, 4, 3));
+        assert!(!should_dedup(56, 128, 4, 12));
+        assert!(should_dedup(56, 128, 4, 40));
+        // A million copies of a few elements: sorted before round 1.
+        assert!(should_dedup(1_000_000, 128, 0, 125));
+        assert!(!should_dedup(1_000_000, 128, 0, 2));
+        // Few elements, or a pair that is not checked: never.
+        assert!(!should_dedup(32, 128, 4, 128));
+        assert!(!should_dedup(1000, 128, 3, 128));
+    }
+
+    /// Whether the repeats are dropped or not, the slots are the same.
+    #[test]
+    fn dedup_changes_no_slot() {
+        for copies in [1usize, 3, 40] {
+            let distinct: Vec<u64> = (0..9u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 77)
+                .collect();
+            let mut a = FastSketch::<64>::new(5, 0);
+            for _ in 0..copies {
+                a.elems.extend(&distinct);
+            }
+            a.bin_all();
+            let mut b = FastSketch::<64>::new(5, 0);
+            b.elems.extend(&distinct);
+            b.bin_all();
+            assert_eq!(a.finish(), b.finish(), "copies {copies}");
         }
     }
 }
