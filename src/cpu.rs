@@ -27,6 +27,23 @@ pub(crate) fn has_avx512bw() -> bool {
         && std::arch::is_x86_feature_detected!("avx512bw")
 }
 
+/// AVX-512F, BW and VBMI (byte permutes across one or two registers).
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[inline]
+pub(crate) fn has_avx512vbmi() -> bool {
+    has_avx512bw() && std::arch::is_x86_feature_detected!("avx512vbmi")
+}
+
+#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
+#[inline]
+pub(crate) fn has_avx512vbmi() -> bool {
+    cfg!(all(
+        target_feature = "avx512f",
+        target_feature = "avx512bw",
+        target_feature = "avx512vbmi"
+    ))
+}
+
 /// AVX-512F, BW, VBMI and VBMI2 (byte permutes across a whole register).
 #[cfg(all(target_arch = "x86_64", feature = "std"))]
 #[cfg_attr(not(feature = "tlsh"), allow(dead_code))] // the TLSH triplet kernel

@@ -75,6 +75,8 @@ use crate::{Error, Result};
 
 mod fold;
 mod pipeline;
+#[cfg(target_arch = "x86_64")]
+mod plain_x86_64;
 mod quick;
 mod strip;
 mod versions;

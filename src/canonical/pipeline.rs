@@ -56,6 +56,8 @@ pub(super) struct Core {
     form: Normalization,
     fold: bool,
     strip: StripSet,
+    /// The CPU has AVX-512 F, BW and VBMI (`plain_x86_64.rs`).
+    wide: bool,
 }
 
 impl Core {
@@ -67,6 +69,7 @@ impl Core {
                 bidi: config.strip_bidi,
                 format: config.strip_format,
             },
+            wide: wide_cpu(),
         }
     }
 
@@ -193,6 +196,16 @@ impl Core {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+fn wide_cpu() -> bool {
+    crate::cpu::has_avx512vbmi()
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn wide_cpu() -> bool {
+    false
+}
+
 impl Core {
     /// The run of *plain* code points at `input[i..]`: ASCII, or safe (see
     /// [`known_safe`]), not stripped and without a folding. Returns the end
@@ -201,7 +214,25 @@ impl Core {
     /// ASCII lower-casing) unless a later code point composes with it, and
     /// only a non-plain code point can.
     #[inline]
-    fn plain_prefix(self, input: &str, mut i: usize) -> (usize, usize) {
+    pub(super) fn plain_prefix(self, input: &str, i: usize) -> (usize, usize) {
+        #[cfg(target_arch = "x86_64")]
+        if self.wide {
+            let tables = if self.fold {
+                &super::quick::SURE_FOLDING
+            } else {
+                &super::quick::SURE_KEPT
+            };
+            // SAFETY: `wide` is set only when the CPU has AVX-512 F, BW and
+            // VBMI.
+            return unsafe {
+                super::plain_x86_64::plain_run(input.as_bytes(), i, tables, |c| self.is_plain(c))
+            };
+        }
+        self.plain_prefix_scalar(input, i)
+    }
+
+    /// [`Core::plain_prefix`] one code point at a time.
+    pub(super) fn plain_prefix_scalar(self, input: &str, mut i: usize) -> (usize, usize) {
         let bytes = input.as_bytes();
         let mut last = i;
         while i < bytes.len() {

@@ -138,21 +138,63 @@ fn bmp_bit(map: &[u64; 1024], c: char) -> bool {
 
 /// One bit per BMP code point, so the lookup costs one load instead of a
 /// chain of range compares (all ranges below are in the BMP).
-static KNOWN_SAFE: [u64; 1024] = bitmap(false);
-static PLAIN_FOLDING: [u64; 1024] = bitmap(true);
+static KNOWN_SAFE: [u64; 1024] = bitmap(false, false);
+static PLAIN_FOLDING: [u64; 1024] = bitmap(true, true);
 
-const fn bitmap(plain: bool) -> [u64; 1024] {
+/// Bitmap of [`known_safe_u32`], without the code points of either strip
+/// list if `unstripped`, and without those that have a folding if `fold`.
+const fn bitmap(unstripped: bool, fold: bool) -> [u64; 1024] {
     let mut t = [0u64; 1024];
     let mut u = 0u32;
     while u < 0x10000 {
         let keep = known_safe_u32(u)
-            && !(plain && (super::fold::has_folding_u32(u) || super::strip::is_format_u32(u)));
+            && !(unstripped && super::strip::is_format_u32(u))
+            && !(fold && super::fold::has_folding_u32(u));
         if keep {
             t[(u / 64) as usize] |= 1 << (u % 64);
         }
         u += 1;
     }
     t
+}
+
+/// The code points that are plain (see `Core::plain_prefix`) under every
+/// strip configuration, in the two shapes the 64-byte block kernel looks
+/// up with byte permutes (`plain_x86_64.rs`). Everything else is left to
+/// the exact per-code-point test.
+pub(super) struct SureTables {
+    /// One bit per code point below U+0800 (the 2-byte sequences): byte
+    /// `u >> 3`, bit `u & 7`.
+    pub(super) two: [u8; 256],
+    /// One bit per 256-code-point page of the BMP all of whose code points
+    /// are sure (byte `p >> 3`, bit `p & 7`); the 32 bytes are padded to
+    /// a register.
+    pub(super) pages: [u8; 64],
+}
+
+/// [`SureTables`] when folding: [`plain_when_folding`].
+pub(super) static SURE_FOLDING: SureTables = sure_tables(&bitmap(true, true));
+/// [`SureTables`] without folding: [`known_safe`] and on neither strip
+/// list (a superset of the bidi list is the format list).
+pub(super) static SURE_KEPT: SureTables = sure_tables(&bitmap(true, false));
+
+const fn sure_tables(bits: &[u64; 1024]) -> SureTables {
+    let mut two = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        two[i] = (bits[i / 8] >> (8 * (i % 8))) as u8;
+        i += 1;
+    }
+    let mut pages = [0u8; 64];
+    let mut p = 0;
+    while p < 256 {
+        let w = 4 * p;
+        if bits[w] & bits[w + 1] & bits[w + 2] & bits[w + 3] == u64::MAX {
+            pages[p / 8] |= 1 << (p % 8);
+        }
+        p += 1;
+    }
+    SureTables { two, pages }
 }
 
 /// The definition of [`known_safe`].
