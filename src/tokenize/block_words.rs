@@ -133,6 +133,13 @@ fn add_non_ascii(b: &[u8], base: usize, block: &mut Block) {
     // Walked by first bytes, so that finding the next character does not
     // wait for the current one's length to be decoded.
     let mut lead = block.m.lead;
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::has_avx512vbmi() {
+        // SAFETY: the CPU has AVX-512 F, BW and VBMI.
+        let common = unsafe { super::block_words_x86_64::common(b, base, lead) };
+        add_common(block, common);
+        lead &= !(common.letters2 | common.letters3 | common.singles3);
+    }
     while lead != 0 {
         let j = lead.trailing_zeros() as usize;
         lead &= lead - 1;
@@ -181,6 +188,24 @@ fn add_non_ascii(b: &[u8], base: usize, block: &mut Block) {
                 *md |= lead;
             }
         }
+    }
+}
+
+/// Adds the characters the block kernel classed: letters join `word` and
+/// `letter` with all their bytes, a 3-byte word on its own gets a start and
+/// an end bit (or `carry` when it ends the block), as in the loop of
+/// [`add_non_ascii`].
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn add_common(block: &mut Block, c: super::block_words_x86_64::Common) {
+    let letters = c.letters2 | c.letters2 << 1 | c.letters3 | c.letters3 << 1 | c.letters3 << 2;
+    block.m.word |= letters;
+    block.m.letter |= letters;
+    block.single |= c.singles3;
+    block.single_end |= (c.singles3 << 3) & low(block.len);
+    // A 3-byte character inside the block ends at `len` at the latest.
+    if block.len >= 3 && c.singles3 >> (block.len - 3) & 1 != 0 {
+        block.carry = true;
     }
 }
 

@@ -146,11 +146,61 @@ const TWO_BYTE: [Class; 0x780] = {
     t
 };
 
+/// Whether `class` is a plain letter: its bytes join the `word` and
+/// `letter` masks and nothing else (what most letters of most scripts are).
+pub(super) const fn is_plain_letter(class: Class) -> bool {
+    class & (COMPLEX | PLAIN | KATAKANA | MID_LETTERS | MID_DIGITS) == 0 && class & LETTER != 0
+}
+
+/// The classes the block kernel (`block_words_x86_64.rs`) looks up with
+/// byte permutes; every other character is classed one by one.
+pub(super) struct WideTables {
+    /// One bit per code point below U+0800 that [`is_plain_letter`]: byte
+    /// `u >> 3`, bit `u & 7`.
+    pub(super) letters2: [u8; 256],
+    /// Bytes 0..32: one bit per 256-code-point page of the BMP all of whose
+    /// code points are words on their own (`PLAIN | ALNUM`: Han); bytes
+    /// 32..64: the pages of plain letters only (Hangul syllables). Byte
+    /// `p >> 3` (plus 32), bit `p & 7`.
+    pub(super) pages: [u8; 64],
+}
+
+pub(super) static WIDE_TABLES: WideTables = {
+    let mut letters2 = [0u8; 256];
+    let mut u = 0x80u32;
+    while u < 0x800 {
+        if is_plain_letter(TWO_BYTE[(u - 0x80) as usize]) {
+            letters2[(u >> 3) as usize] |= 1 << (u & 7);
+        }
+        u += 1;
+    }
+    let mut pages = [0u8; 64];
+    let mut p = 8u32;
+    while p < 256 {
+        let (mut single, mut letter) = (true, true);
+        let mut u = p << 8;
+        while u < (p + 1) << 8 {
+            let c = three_byte_class(u);
+            single &= c == PLAIN | ALNUM;
+            letter &= is_plain_letter(c);
+            u += 1;
+        }
+        if single {
+            pages[(p >> 3) as usize] |= 1 << (p & 7);
+        }
+        if letter {
+            pages[32 + (p >> 3) as usize] |= 1 << (p & 7);
+        }
+        p += 1;
+    }
+    WideTables { letters2, pages }
+};
+
 /// Classes of U+0800..=U+FFFF: Latin extended additional (Vietnamese),
 /// general punctuation, arrows and box drawing, CJK punctuation, kana, Han
 /// and Hangul syllables.
 #[inline]
-fn three_byte_class(cp: u32) -> Class {
+const fn three_byte_class(cp: u32) -> Class {
     match cp {
         0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x3041..=0x3096 | 0x309D..=0x309F => PA,
         0xAC00..=0xD7A3 | 0x3005 | 0x1E00..=0x1EFF => L,

@@ -14,6 +14,8 @@ mod ascii_batch;
 mod ascii_scan;
 mod ascii_words;
 mod block_words;
+#[cfg(target_arch = "x86_64")]
+mod block_words_x86_64;
 #[cfg(feature = "cjk")]
 pub mod cjk;
 pub(crate) mod fused;
