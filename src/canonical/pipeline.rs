@@ -224,9 +224,7 @@ impl Core {
             };
             // SAFETY: `wide` is set only when the CPU has AVX-512 F, BW and
             // VBMI.
-            return unsafe {
-                super::plain_x86_64::plain_run(input.as_bytes(), i, tables, |c| self.is_plain(c))
-            };
+            return unsafe { super::plain_x86_64::plain_run(input.as_bytes(), i, tables, self) };
         }
         self.plain_prefix_scalar(input, i)
     }
@@ -262,7 +260,7 @@ impl Core {
 
     /// Whether `c` is plain (see [`Core::plain_prefix`]).
     #[inline(always)]
-    fn is_plain(self, c: char) -> bool {
+    pub(super) fn is_plain(self, c: char) -> bool {
         if self.fold {
             // Excludes every code point of both strip lists.
             plain_when_folding(c)

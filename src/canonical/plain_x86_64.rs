@@ -14,20 +14,18 @@
 
 use core::arch::x86_64::*;
 
+use super::pipeline::Core;
 use super::quick::SureTables;
 
 /// `(end, last)` of the run of plain code points at `b[i..]`, exactly as
 /// the scalar `Core::plain_prefix`: ASCII and code points passing
-/// `is_plain` (the exact test) belong to the run; `last` is the start of
-/// its last code point, `i` if the run is empty. `t` must hold only code
-/// points that pass `is_plain`; `b` must be UTF-8 and `i` a boundary.
+/// `core.is_plain` (the exact test) belong to the run; `last` is the start
+/// of its last code point, `i` if the run is empty. `t` must hold only code
+/// points that pass `core.is_plain`; `b` must be UTF-8 and `i` a boundary.
+/// (The test is a method, not a closure, so that it is inlined: a call
+/// would make every table register spill around it.)
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub(super) fn plain_run(
-    b: &[u8],
-    mut i: usize,
-    t: &SureTables,
-    is_plain: impl Fn(char) -> bool,
-) -> (usize, usize) {
+pub(super) fn plain_run(b: &[u8], mut i: usize, t: &SureTables, core: Core) -> (usize, usize) {
     // SAFETY: each load reads 64 bytes inside the 256-byte and 64-byte
     // arrays of `t`; loadu has no alignment requirement.
     let (two0, two1, two2, two3, pages) = unsafe {
@@ -46,7 +44,7 @@ pub(super) fn plain_run(
     let bit = _mm512_set1_epi64(0x8040_2010_0804_0201u64 as i64);
     // Most calls that find no run at all start at the code point that
     // ended the previous run: one exact test spares them a block.
-    if b.get(i).is_some_and(|&b0| b0 >= 0x80) && !decode(b, i).is_some_and(&is_plain) {
+    if b.get(i).is_some_and(|&b0| b0 >= 0x80) && !exact(b, i, core) {
         return (i, i);
     }
     let mut last = i;
@@ -115,7 +113,7 @@ pub(super) fn plain_run(
         let mut open = ((lead2 & !sure2) | (lead3 & !sure3)) & low(stop);
         while open != 0 {
             let j = open.trailing_zeros() as usize;
-            if !decode(b, i + j).is_some_and(&is_plain) {
+            if !exact(b, i + j, core) {
                 stop = j;
                 break;
             }
@@ -142,6 +140,15 @@ pub(super) fn plain_run(
 #[inline(always)]
 fn low(n: usize) -> u64 {
     if n >= 64 { u64::MAX } else { (1 << n) - 1 }
+}
+
+/// Whether the code point starting at `b[p]` (2 or 3 bytes) is plain.
+#[inline(always)]
+fn exact(b: &[u8], p: usize, core: Core) -> bool {
+    match decode(b, p) {
+        Some(c) => core.is_plain(c),
+        None => false,
+    }
 }
 
 /// The 2- or 3-byte code point starting at `b[p]` (`None` for a 4-byte
