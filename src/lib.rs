@@ -49,6 +49,8 @@ pub mod semantic;
 pub mod store;
 mod stream;
 pub mod tokenize;
+#[cfg(target_arch = "x86_64")]
+mod utf8_x86_64;
 
 pub use canonical::{
     Canonicalizer, CanonicalizerBuilder, CaseFold, Normalization, UnicodeVersions, canonicalize,

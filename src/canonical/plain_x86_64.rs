@@ -10,12 +10,14 @@
 //! [`SureTables`]. Only the code points the tables leave open (3-byte code
 //! points of mixed pages such as kana, 2-byte ones that are not plain
 //! under every configuration) take the exact per-code-point test, in
-//! order, and the first one that fails ends the run.
+//! order, and the first one that fails ends the run. The lookups are
+//! shared with the word segmenter (`crate::utf8_x86_64`).
 
 use core::arch::x86_64::*;
 
 use super::pipeline::Core;
 use super::quick::SureTables;
+use crate::utf8_x86_64::{self as utf8, low};
 
 /// `(end, last)` of the run of plain code points at `b[i..]`, exactly as
 /// the scalar `Core::plain_prefix`: ASCII and code points passing
@@ -26,22 +28,6 @@ use super::quick::SureTables;
 /// would make every table register spill around it.)
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(super) fn plain_run(b: &[u8], mut i: usize, t: &SureTables, core: Core) -> (usize, usize) {
-    // SAFETY: each load reads 64 bytes inside the 256-byte and 64-byte
-    // arrays of `t`; loadu has no alignment requirement.
-    let (two0, two1, two2, two3, pages) = unsafe {
-        let p = t.two.as_ptr();
-        (
-            _mm512_loadu_si512(p.cast()),
-            _mm512_loadu_si512(p.add(64).cast()),
-            _mm512_loadu_si512(p.add(128).cast()),
-            _mm512_loadu_si512(p.add(192).cast()),
-            _mm512_loadu_si512(t.pages.as_ptr().cast()),
-        )
-    };
-    let byte = |x: u8| _mm512_set1_epi8(x as i8);
-    // Bytes 1, 2, 4, …, 128 in every 8: `shuffle_epi8` by `u & 7` gives
-    // the bit of `u` within its bitmap byte.
-    let bit = _mm512_set1_epi64(0x8040_2010_0804_0201u64 as i64);
     // Most calls that find no run at all start at the code point that
     // ended the previous run: one exact test spares them a block.
     if b.get(i).is_some_and(|&b0| b0 >= 0x80) && !exact(b, i, core) {
@@ -63,47 +49,13 @@ pub(super) fn plain_run(b: &[u8], mut i: usize, t: &SureTables, core: Core) -> (
                 break;
             }
         }
-        let rem = b.len() - i;
-        let valid = low(rem);
-        // SAFETY: masked loads touch only the bytes whose mask bit is set:
-        // `b[i..i + min(rem, 64)]` and `b[i + 1..i + 1 + min(rem - 1, 64)]`,
-        // all inside `b` (`i < b.len()`, so `i + 1` is at most one past
-        // the end, a valid base for an empty access).
-        let (v0, v1) = unsafe {
-            let p = b.as_ptr().add(i);
-            (
-                _mm512_maskz_loadu_epi8(valid, p.cast()),
-                _mm512_maskz_loadu_epi8(low(rem - 1), p.add(1).cast()),
-            )
-        };
-        let is = |mask: u8, value: u8| {
-            _mm512_cmpeq_epi8_mask(_mm512_and_si512(v0, byte(mask)), byte(value)) & valid
-        };
-        let lead2 = is(0xE0, 0xC0);
-        let lead3 = is(0xF0, 0xE0);
-        let lead4 = is(0xF8, 0xF0);
-        let leads = valid & !is(0xC0, 0x80);
-        // 2-byte: bitmap byte `u >> 3` = (b0 & 0x1F) << 3 | (b1 & 0x3F) >> 3.
-        let idx2 = _mm512_or_si512(
-            _mm512_and_si512(_mm512_slli_epi16(v0, 3), byte(0xF8)),
-            _mm512_and_si512(_mm512_srli_epi16(v1, 3), byte(0x07)),
-        );
-        let byte2 = _mm512_mask_blend_epi8(
-            _mm512_movepi8_mask(idx2),
-            _mm512_permutex2var_epi8(two0, idx2, two1),
-            _mm512_permutex2var_epi8(two2, idx2, two3),
-        );
-        let bit2 = _mm512_shuffle_epi8(bit, _mm512_and_si512(v1, byte(7)));
-        let sure2 = _mm512_test_epi8_mask(byte2, bit2) & lead2;
-        // 3-byte: page `u >> 8`; its byte (b0 & 0x0F) << 1 | b1 >> 5 & 1,
-        // its bit b1 >> 2 & 7.
-        let idx3 = _mm512_or_si512(
-            _mm512_and_si512(_mm512_slli_epi16(v0, 1), byte(0x1E)),
-            _mm512_and_si512(_mm512_srli_epi16(v1, 5), byte(0x01)),
-        );
-        let byte3 = _mm512_permutexvar_epi8(idx3, pages);
-        let bit3 = _mm512_shuffle_epi8(bit, _mm512_and_si512(_mm512_srli_epi16(v1, 2), byte(7)));
-        let sure3 = _mm512_test_epi8_mask(byte3, bit3) & lead3;
+        let x = utf8::load(b, i);
+        let lead2 = utf8::bytes_like(&x, 0xE0, 0xC0);
+        let lead3 = utf8::bytes_like(&x, 0xF0, 0xE0);
+        let lead4 = utf8::bytes_like(&x, 0xF8, 0xF0);
+        let leads = x.valid & !utf8::bytes_like(&x, 0xC0, 0x80);
+        let sure2 = utf8::two_byte_bits(&x, &t.two) & lead2;
+        let sure3 = utf8::page_bits(&x, &t.pages, 0) & lead3;
         // A 4-byte code point is never plain; the open ones are tested.
         let mut stop = if lead4 == 0 {
             64
@@ -128,18 +80,12 @@ pub(super) fn plain_run(b: &[u8], mut i: usize, t: &SureTables, core: Core) -> (
         }
         // The whole block is plain. The next block starts 64 bytes on,
         // perhaps inside a code point; its continuation bytes are no lead,
-        // and the code point was classed here (`v1` reaches one byte past
+        // and the code point was classed here (`b1` reaches one byte past
         // the block). Stepping by 64 rather than to the next boundary keeps
         // the classification off the loop's dependency chain.
         i += 64;
     }
     (b.len(), last)
-}
-
-/// Bits `0..n` set (all of them for `n >= 64`).
-#[inline(always)]
-fn low(n: usize) -> u64 {
-    if n >= 64 { u64::MAX } else { (1 << n) - 1 }
 }
 
 /// Whether the code point starting at `b[p]` (2 or 3 bytes) is plain.

@@ -9,11 +9,11 @@
 //! up ([`WIDE_TABLES`]). What the tables settle (plain letters below
 //! U+0800, Hangul syllables, Han) joins the masks in bulk; everything else
 //! (digits, marks, punctuation, kana, the first complex character) is
-//! still classed one by one, in order.
-
-use core::arch::x86_64::*;
+//! still classed one by one, in order. The lookups are shared with the
+//! canonicalizer (`crate::utf8_x86_64`).
 
 use super::mixed_words::WIDE_TABLES;
+use crate::utf8_x86_64 as utf8;
 
 /// Lead bytes of the characters of a block the kernel classed, bit `j`
 /// for byte `base + j`.
@@ -32,68 +32,18 @@ pub(super) struct Common {
 /// block at `b[base..]`, each lying inside `b`) that the tables class.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(super) fn common(b: &[u8], base: usize, lead: u64) -> Common {
-    let rem = b.len().saturating_sub(base);
-    if rem == 0 || lead == 0 {
+    if base >= b.len() || lead == 0 {
         return Common::default();
     }
     let t = &WIDE_TABLES;
-    // SAFETY: the table loads read 64 bytes inside the 256- and 64-byte
-    // arrays of `t`; the masked loads touch only the bytes whose mask bit
-    // is set, `b[base..base + min(rem, 64)]` and one byte further on,
-    // all inside `b` (`base < b.len()`, so `base + 1` is at most one past
-    // the end, a valid base for an empty access).
-    let (l0, l1, l2, l3, pages, v0, v1) = unsafe {
-        let p = t.letters2.as_ptr();
-        let s = b.as_ptr().add(base);
-        (
-            _mm512_loadu_si512(p.cast()),
-            _mm512_loadu_si512(p.add(64).cast()),
-            _mm512_loadu_si512(p.add(128).cast()),
-            _mm512_loadu_si512(p.add(192).cast()),
-            _mm512_loadu_si512(t.pages.as_ptr().cast()),
-            _mm512_maskz_loadu_epi8(low(rem), s.cast()),
-            _mm512_maskz_loadu_epi8(low(rem - 1), s.add(1).cast()),
-        )
-    };
-    let byte = |x: u8| _mm512_set1_epi8(x as i8);
-    let bit = _mm512_set1_epi64(0x8040_2010_0804_0201u64 as i64);
-    let is = |mask: u8, value: u8| {
-        _mm512_cmpeq_epi8_mask(_mm512_and_si512(v0, byte(mask)), byte(value)) & lead
-    };
-    // 2-byte: bitmap byte `u >> 3` = (b0 & 0x1F) << 3 | (b1 & 0x3F) >> 3,
-    // bit `u & 7` = b1 & 7.
-    let idx2 = _mm512_or_si512(
-        _mm512_and_si512(_mm512_slli_epi16(v0, 3), byte(0xF8)),
-        _mm512_and_si512(_mm512_srli_epi16(v1, 3), byte(0x07)),
-    );
-    let byte2 = _mm512_mask_blend_epi8(
-        _mm512_movepi8_mask(idx2),
-        _mm512_permutex2var_epi8(l0, idx2, l1),
-        _mm512_permutex2var_epi8(l2, idx2, l3),
-    );
-    let bit2 = _mm512_shuffle_epi8(bit, _mm512_and_si512(v1, byte(7)));
-    let letters2 = _mm512_test_epi8_mask(byte2, bit2) & is(0xE0, 0xC0);
-    // 3-byte: page `u >> 8`; its byte (b0 & 0x0F) << 1 | b1 >> 5 & 1, its
-    // bit b1 >> 2 & 7. The letter pages are 32 bytes further on.
-    let idx3 = _mm512_or_si512(
-        _mm512_and_si512(_mm512_slli_epi16(v0, 1), byte(0x1E)),
-        _mm512_and_si512(_mm512_srli_epi16(v1, 5), byte(0x01)),
-    );
-    let bit3 = _mm512_shuffle_epi8(bit, _mm512_and_si512(_mm512_srli_epi16(v1, 2), byte(7)));
-    let single_page = _mm512_permutexvar_epi8(idx3, pages);
-    let letter_page = _mm512_permutexvar_epi8(_mm512_or_si512(idx3, byte(32)), pages);
-    let lead3 = is(0xF0, 0xE0);
+    let x = utf8::load(b, base);
+    let lead3 = utf8::bytes_like(&x, 0xF0, 0xE0) & lead;
     Common {
-        letters2,
-        letters3: _mm512_test_epi8_mask(letter_page, bit3) & lead3,
-        singles3: _mm512_test_epi8_mask(single_page, bit3) & lead3,
+        letters2: utf8::two_byte_bits(&x, &t.letters2) & utf8::bytes_like(&x, 0xE0, 0xC0) & lead,
+        // The letter pages are 32 bytes further on.
+        letters3: utf8::page_bits(&x, &t.pages, 32) & lead3,
+        singles3: utf8::page_bits(&x, &t.pages, 0) & lead3,
     }
-}
-
-/// Bits `0..n` set (all of them for `n >= 64`).
-#[inline(always)]
-fn low(n: usize) -> u64 {
-    if n >= 64 { u64::MAX } else { (1 << n) - 1 }
 }
 
 #[cfg(test)]
