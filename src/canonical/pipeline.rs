@@ -35,7 +35,8 @@
 //! (`fold.rs`), stretches that neither strip nor fold changes are copied
 //! as whole slices, and under NFKC the compatibility characters that map to
 //! ASCII (no-break spaces, fullwidth forms; `quick::nfkc_ascii`) are written
-//! as their image when a plain code point follows.
+//! as their image when a plain code point, or another such character,
+//! follows.
 //!
 //! The output is byte-identical to the staged pipeline; the property tests
 //! in `proptests.rs` compare the two on random text under every
@@ -153,11 +154,13 @@ impl Core {
             };
             let next = i + c.len_utf8();
             if let Some(image) = F::ascii_image(c)
-                && self.plain_at(input, next)
+                && (self.plain_at(input, next) || image_at::<F>(input, next))
             {
                 // Normalizes to its ASCII image on its own (see
                 // `nfkc_ascii`), and that image is final: a plain code
-                // point follows.
+                // point follows, or another code point whose image is
+                // ASCII (a run of fullwidth letters), so a starter that
+                // composes with nothing before it comes next either way.
                 if let Some(p) = pending.take() {
                     emit.flush(&input[..i], p);
                 }
@@ -277,6 +280,16 @@ impl Core {
             Some(c) => c.is_ascii() || self.is_plain(c),
         }
     }
+}
+
+/// Whether `input[i..]` starts with a code point whose image under `F`
+/// is ASCII.
+#[inline]
+fn image_at<F: Form>(input: &str, i: usize) -> bool {
+    input
+        .get(i..)
+        .and_then(|t| t.chars().next())
+        .is_some_and(|n| F::ascii_image(n).is_some())
 }
 
 /// Pending input text: `[start, latest)` is a run of segments that all

@@ -436,3 +436,42 @@ fn capitals_before_every_kind_of_neighbour() {
         }
     }
 }
+
+/// Runs of code points whose NFKC image is ASCII (fullwidth letters, no-break
+/// spaces, `…`) take the image one by one when another such code point
+/// follows: every way such a run can end (a combining mark, a stripped
+/// character, a non-plain letter, the end of the text) against the staged
+/// pipeline, under every configuration.
+#[test]
+fn runs_of_ascii_images() {
+    let runs = [
+        "ｅｔ",
+        "ＡＢＣ",
+        "\u{A0}ｅ\u{2026}",
+        "ｅ\u{2026}",
+        "\u{3000}ｘ",
+    ];
+    let ends = [
+        "",
+        "\u{301}",
+        "\u{327}\u{301}",
+        "\u{200B}\u{301}",
+        "\u{200E}a",
+        "É",
+        "\u{FB01}",
+        "a",
+        "\u{3099}",
+        "ｅ\u{301}",
+        "\u{1100}\u{1161}",
+    ];
+    for b in all_configs(false) {
+        for run in runs {
+            for end in ends {
+                for before in ["", "x", "e\u{301}", "\u{FF41}"] {
+                    let s = alloc::format!("{before}{run}{end}");
+                    check_against_reference(&b, &s).unwrap();
+                }
+            }
+        }
+    }
+}
