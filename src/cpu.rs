@@ -88,7 +88,7 @@ pub(crate) fn has_avx512vbmi2() -> bool {
 
 /// AVX-512F and AVX-512DQ (64-bit lane multiplies).
 #[cfg(all(target_arch = "x86_64", feature = "std"))]
-#[cfg_attr(not(feature = "simhash"), allow(dead_code))] // the word hash kernel
+#[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
 #[inline]
 pub(crate) fn has_avx512dq() -> bool {
     std::arch::is_x86_feature_detected!("avx512f")
@@ -96,7 +96,7 @@ pub(crate) fn has_avx512dq() -> bool {
 }
 
 #[cfg(all(target_arch = "x86_64", not(feature = "std")))]
-#[cfg_attr(not(feature = "simhash"), allow(dead_code))]
+#[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
 #[inline]
 pub(crate) fn has_avx512dq() -> bool {
     cfg!(all(target_feature = "avx512f", target_feature = "avx512dq"))

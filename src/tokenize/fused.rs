@@ -95,14 +95,16 @@ where
         let mut window = ByteWindow::new(k, b.len());
         let mut spans = SpanBatch::new();
         for_each_word_batch(text, |starts, ends| {
-            for (&s, &e) in starts.iter().zip(ends) {
-                if window.moves_for(e - s) {
+            let mut i = 0;
+            while i < starts.len() {
+                i = window.push_words(b, starts, ends, i, &mut spans);
+                if spans.is_full() {
                     spans.drain(&mut |st, en| f(window.buf(), st, en));
-                }
-                if let Some((from, to)) = window.push_span(b, s, e)
-                    && spans.push(from, to)
-                {
+                } else if let (Some(&s), Some(&e)) = (starts.get(i), ends.get(i)) {
+                    // Stopped before a word that moves the buffer: hand out
+                    // the shingles pointing into it first.
                     spans.drain(&mut |st, en| f(window.buf(), st, en));
+                    window.make_room(e - s);
                 }
             }
         });
@@ -241,6 +243,21 @@ mod tests {
             prop_assert_eq!(fused(&WordTokenizer, &s), generic(&WordTokenizer, &s));
             let g = ShingleTokenizer { k, inner: GraphemeTokenizer };
             prop_assert_eq!(fused(&g, &s), generic(&g, &s));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Texts of hundreds of words: shingle batches fill up at every
+        /// alignment, and the batched word loop stops and resumes there
+        /// (`window_compacts_and_grows` covers the other stop).
+        #[test]
+        fn long_texts_equal_generic(
+            k in 1usize..9,
+            s in "(([a-z]{1,12}|[a-z]{30,70}|_)([ ,.\n]{1,3}|[ ,]{5,40})){100,700}",
+        ) {
+            let t = ShingleTokenizer { k, inner: WordTokenizer };
+            prop_assert_eq!(fused(&t, &s), generic(&t, &s));
         }
     }
 

@@ -136,6 +136,25 @@ impl SpanBatch {
         self.len == WORD_BATCH
     }
 
+    /// Whether the batch holds [`WORD_BATCH`] ranges.
+    #[inline(always)]
+    pub(super) fn is_full(&self) -> bool {
+        self.len >= WORD_BATCH
+    }
+
+    /// The two arrays and the count, for loops that keep the count in a
+    /// register (see `ByteWindow::push_words`).
+    #[inline(always)]
+    pub(super) fn parts(
+        &mut self,
+    ) -> (
+        &mut [usize; WORD_BATCH],
+        &mut [usize; WORD_BATCH],
+        &mut usize,
+    ) {
+        (&mut self.starts, &mut self.ends, &mut self.len)
+    }
+
     /// Hands the queued ranges to `f` (if any) and empties the batch.
     #[inline]
     pub(super) fn drain<F: FnMut(&[usize], &[usize])>(&mut self, f: &mut F) {

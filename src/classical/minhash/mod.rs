@@ -26,6 +26,8 @@ pub mod fast;
 mod fingerprinter;
 mod kernel;
 mod shingle_hash;
+#[cfg(target_arch = "x86_64")]
+mod shingle_hash_x86_64;
 mod sig;
 #[cfg(feature = "serde")]
 mod sig_serde;

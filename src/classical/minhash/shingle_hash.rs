@@ -14,10 +14,10 @@ use crate::classical::hash::{fold64, le64};
 /// Most spans [`ShingleHasher::hash_spans`] takes at once.
 pub(crate) const SPAN_BATCH: usize = 64;
 
-const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
-const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
-const PRIME64_4: u64 = 0x85eb_ca77_c2b2_ae63;
-const PRIME_MX1: u64 = 0x1656_6791_9e37_79f9;
+pub(super) const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
+pub(super) const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+pub(super) const PRIME64_4: u64 = 0x85eb_ca77_c2b2_ae63;
+pub(super) const PRIME_MX1: u64 = 0x1656_6791_9e37_79f9;
 
 /// XXH3's default secret (the seed-0 secret is the default one).
 const SECRET: [u8; 192] = xxhash_rust::const_xxh3::const_custom_default_secret(0);
@@ -29,13 +29,27 @@ fn avalanche(mut h: u64) -> u64 {
     h ^ (h >> 32)
 }
 
+/// Whether the eight-lane kernel of `shingle_hash_x86_64` can run here.
+fn wide_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::cpu::has_avx512dq()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Seeded XXH3-128 with the seed's constants computed once.
 #[derive(Clone, Debug)]
 pub(crate) struct ShingleHasher {
-    seed: u64,
+    pub(super) seed: u64,
     /// The first 64 bytes of the secret as words: `+ seed` at even
     /// indices, `− seed` at odd ones (what 17–64 byte inputs read).
-    keys: [u64; 8],
+    pub(super) keys: [u64; 8],
+    /// Whether the eight-lane kernel can run here.
+    wide: bool,
 }
 
 impl ShingleHasher {
@@ -50,6 +64,7 @@ impl ShingleHasher {
                     s.wrapping_sub(seed)
                 }
             }),
+            wide: wide_available(),
         }
     }
 
@@ -123,6 +138,26 @@ impl ShingleHasher {
         ends: &[usize],
         out: &mut [(u64, u64); SPAN_BATCH],
     ) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if self.wide {
+            // SAFETY: `wide` is only set when the CPU reported AVX-512F and
+            // AVX-512DQ (without std: the binary was compiled with both).
+            return unsafe {
+                super::shingle_hash_x86_64::hash_spans_avx512(self, text, starts, ends, out)
+            };
+        }
+        self.hash_spans_sorted(text, starts, ends, out)
+    }
+
+    /// [`ShingleHasher::hash_spans`] without the eight-lane kernel, in an
+    /// unspecified order.
+    fn hash_spans_sorted(
+        &self,
+        text: &[u8],
+        starts: &[usize],
+        ends: &[usize],
+        out: &mut [(u64, u64); SPAN_BATCH],
+    ) -> usize {
         // Class 0: 17–32 bytes, 1: 33–64, 2: any other length.
         let mut by_class = [[0u8; SPAN_BATCH]; 3];
         let counts = crate::classical::hash::by_length_class(
@@ -162,6 +197,8 @@ impl ShingleHasher {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
     use alloc::vec::Vec;
     use proptest::prelude::*;
@@ -185,6 +222,55 @@ mod tests {
                         reference(&fill, seed),
                         "n = {n}, seed = {seed:#x}"
                     );
+                }
+            }
+        }
+    }
+
+    /// Every span of 0–70 bytes ending anywhere in a 150-byte text, and
+    /// some ending past it, in batches: the eight-lane kernel (where the CPU
+    /// has it) and the class-sorted path both give XXH3's hashes.
+    #[test]
+    fn every_span_near_the_end_matches_xxh3() {
+        let text: Vec<u8> = (0..150u32).map(|i| (i * 73 + 11) as u8).collect();
+        let mut spans = Vec::new();
+        for len in 0..=70usize {
+            for end in (0..=152usize).filter(|e| *e >= len) {
+                spans.push((end - len, end));
+            }
+        }
+        let wide = wide_available();
+        if !wide {
+            std::println!(
+                "every_span_near_the_end_matches_xxh3: AVX-512DQ kernel skipped (CPU lacks it)"
+            );
+        }
+        for seed in [0, crate::classical::DEFAULT_SEED, u64::MAX] {
+            let h = ShingleHasher::new(seed);
+            for chunk in spans.chunks(SPAN_BATCH - 3) {
+                let starts: Vec<usize> = chunk.iter().map(|s| s.0).collect();
+                let ends: Vec<usize> = chunk.iter().map(|s| s.1).collect();
+                let mut want: Vec<(u64, u64)> = chunk
+                    .iter()
+                    .map(|&(a, b)| reference(text.get(a..b).unwrap_or_default(), seed))
+                    .collect();
+                want.sort_unstable();
+                let mut out = [(0, 0); SPAN_BATCH];
+                let k = h.hash_spans_sorted(&text, &starts, &ends, &mut out);
+                let mut got = out[..k].to_vec();
+                got.sort_unstable();
+                assert_eq!(got, want, "sorted path, seed {seed:#x}");
+                #[cfg(target_arch = "x86_64")]
+                if wide {
+                    // SAFETY: AVX-512F and DQ were detected.
+                    let k = unsafe {
+                        crate::classical::minhash::shingle_hash_x86_64::hash_spans_avx512(
+                            &h, &text, &starts, &ends, &mut out,
+                        )
+                    };
+                    let mut got = out[..k].to_vec();
+                    got.sort_unstable();
+                    assert_eq!(got, want, "kernel, seed {seed:#x}");
                 }
             }
         }

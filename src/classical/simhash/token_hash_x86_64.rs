@@ -13,6 +13,8 @@
 
 use core::arch::x86_64::*;
 
+use crate::classical::hash_x86_64::mul_64x64_128;
+
 use super::token_hash::{PRIME_MX2, PRIME64_1, PRIME64_2, PRIME64_3, SPAN_BATCH};
 
 /// Hashes the spans `text[starts[i]..ends[i]]`, `i < min(len, SPAN_BATCH)`,
@@ -129,29 +131,4 @@ fn short_words(flip_1to3: u64, flip_4to8: u64, w: __m512i, n: __m512i) -> __m512
 
     let short = _mm512_cmplt_epu64_mask(n, set(4));
     _mm512_mask_blend_epi64(short, b, a)
-}
-
-/// The full 128-bit products `x · y` of the lanes, as (low, high) halves,
-/// from the four products of their 32-bit halves.
-#[target_feature(enable = "avx512f")]
-fn mul_64x64_128(x: __m512i, y: __m512i) -> (__m512i, __m512i) {
-    let low32 = _mm512_set1_epi64(0xffff_ffff);
-    let (x_hi, y_hi) = (_mm512_srli_epi64::<32>(x), _mm512_srli_epi64::<32>(y));
-    // `_mm512_mul_epu32` multiplies the low 32 bits of each lane.
-    let ll = _mm512_mul_epu32(x, y);
-    let lh = _mm512_mul_epu32(x, y_hi);
-    let hl = _mm512_mul_epu32(x_hi, y);
-    let hh = _mm512_mul_epu32(x_hi, y_hi);
-    // The product's bits from 32 up, before the high products are added:
-    // below 3·2^32, so the sum loses no carry.
-    let mid = _mm512_add_epi64(
-        _mm512_add_epi64(_mm512_srli_epi64::<32>(ll), _mm512_and_si512(lh, low32)),
-        _mm512_and_si512(hl, low32),
-    );
-    let lo = _mm512_or_si512(_mm512_and_si512(ll, low32), _mm512_slli_epi64::<32>(mid));
-    let hi = _mm512_add_epi64(
-        _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(lh)),
-        _mm512_add_epi64(_mm512_srli_epi64::<32>(hl), _mm512_srli_epi64::<32>(mid)),
-    );
-    (lo, hi)
 }

@@ -11,6 +11,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::MAX_FUSED_K;
+use crate::tokenize::ascii_batch::WORD_BATCH;
+use crate::tokenize::word::SpanBatch;
 
 /// Width of the fixed copy; longer words are copied exactly.
 const COPY: usize = 32;
@@ -102,10 +104,74 @@ impl ByteWindow {
         (self.filled == self.k).then(|| (self.head, self.tail - 1))
     }
 
+    /// [`ByteWindow::push_span`] of the words `text[starts[i]..ends[i]]`
+    /// from `i = from` on, queueing each shingle in `spans`. Stops after the
+    /// word whose shingle fills `spans`, or before a word that would move
+    /// the buffer ([`ByteWindow::moves_for`]; the caller drains `spans` and
+    /// calls [`ByteWindow::make_room`]). Returns the index of the first word
+    /// not pushed.
+    ///
+    /// The same steps as `push_span`, with the window's state and the
+    /// batch count in locals: with no call inside the loop they stay in
+    /// registers, where the per-word closure kept them in memory.
+    #[inline]
+    pub(super) fn push_words(
+        &mut self,
+        text: &[u8],
+        starts: &[usize],
+        ends: &[usize],
+        from: usize,
+        spans: &mut SpanBatch,
+    ) -> usize {
+        let (span_starts, span_ends, queued) = spans.parts();
+        let (k, mut filled, mut oldest) = (self.k, self.filled, self.oldest);
+        let (mut head, mut tail, mut count) = (self.head, self.tail, *queued);
+        let buf = &mut self.buf[..];
+        let n = starts.len().min(ends.len());
+        let mut i = from;
+        while i < n {
+            let (s, e) = (starts[i], ends[i]);
+            let len = e - s;
+            if tail + len.max(COPY) + 1 > buf.len() {
+                break;
+            }
+            if filled == k {
+                head += self.lens[oldest % MAX_FUSED_K] + 1;
+                self.lens[oldest % MAX_FUSED_K] = len;
+                oldest += 1;
+                if oldest == k {
+                    oldest = 0;
+                }
+            } else {
+                self.lens[filled % MAX_FUSED_K] = len;
+                filled += 1;
+            }
+            if len <= COPY && s + COPY <= text.len() {
+                buf[tail..tail + COPY].copy_from_slice(&text[s..s + COPY]);
+            } else {
+                buf[tail..tail + len].copy_from_slice(&text[s..e]);
+            }
+            buf[tail + len] = b' ';
+            tail += len + 1;
+            i += 1;
+            if filled == k {
+                span_starts[count % WORD_BATCH] = head;
+                span_ends[count % WORD_BATCH] = tail - 1;
+                count += 1;
+                if count == WORD_BATCH {
+                    break;
+                }
+            }
+        }
+        (self.filled, self.oldest, self.head, self.tail) = (filled, oldest, head, tail);
+        *queued = count;
+        i
+    }
+
     /// Moves the live window to the front of the buffer, and grows the
     /// buffer if a word of `len` bytes still would not fit.
     #[cold]
-    fn make_room(&mut self, len: usize) {
+    pub(super) fn make_room(&mut self, len: usize) {
         self.buf.copy_within(self.head..self.tail, 0);
         self.tail -= self.head;
         self.head = 0;
