@@ -136,7 +136,7 @@ impl ShingleHasher {
         text: &[u8],
         starts: &[usize],
         ends: &[usize],
-        out: &mut [(u64, u64); SPAN_BATCH],
+        out: &mut [[u64; 2]; SPAN_BATCH],
     ) -> usize {
         #[cfg(target_arch = "x86_64")]
         if self.wide {
@@ -156,7 +156,7 @@ impl ShingleHasher {
         text: &[u8],
         starts: &[usize],
         ends: &[usize],
-        out: &mut [(u64, u64); SPAN_BATCH],
+        out: &mut [[u64; 2]; SPAN_BATCH],
     ) -> usize {
         // Class 0: 17–32 bytes, 1: 33–64, 2: any other length.
         let mut by_class = [[0u8; SPAN_BATCH]; 3];
@@ -172,7 +172,8 @@ impl ShingleHasher {
             for &i in &by_class[class][..counts[class]] {
                 let i = usize::from(i);
                 let w = text.get(starts[i]..ends[i]).unwrap_or_default();
-                out[k % SPAN_BATCH] = hash(w);
+                let (lo, hi) = hash(w);
+                out[k % SPAN_BATCH] = [lo, hi];
                 k += 1;
             }
         };
@@ -203,9 +204,9 @@ mod tests {
     use alloc::vec::Vec;
     use proptest::prelude::*;
 
-    fn reference(b: &[u8], seed: u64) -> (u64, u64) {
+    fn reference(b: &[u8], seed: u64) -> [u64; 2] {
         let v = xxhash_rust::xxh3::xxh3_128_with_seed(b, seed);
-        (v as u64, (v >> 64) as u64)
+        [v as u64, (v >> 64) as u64]
     }
 
     #[test]
@@ -217,8 +218,9 @@ mod tests {
                     .map(|i| (i * 131 + n * 7).wrapping_add(seed as usize) as u8)
                     .collect();
                 for fill in [bytes, alloc::vec![0xff; n]] {
+                    let (lo, hi) = h.hash(&fill);
                     assert_eq!(
-                        h.hash(&fill),
+                        [lo, hi],
                         reference(&fill, seed),
                         "n = {n}, seed = {seed:#x}"
                     );
@@ -250,12 +252,12 @@ mod tests {
             for chunk in spans.chunks(SPAN_BATCH - 3) {
                 let starts: Vec<usize> = chunk.iter().map(|s| s.0).collect();
                 let ends: Vec<usize> = chunk.iter().map(|s| s.1).collect();
-                let mut want: Vec<(u64, u64)> = chunk
+                let mut want: Vec<[u64; 2]> = chunk
                     .iter()
                     .map(|&(a, b)| reference(text.get(a..b).unwrap_or_default(), seed))
                     .collect();
                 want.sort_unstable();
-                let mut out = [(0, 0); SPAN_BATCH];
+                let mut out = [[0; 2]; SPAN_BATCH];
                 let k = h.hash_spans_sorted(&text, &starts, &ends, &mut out);
                 let mut got = out[..k].to_vec();
                 got.sort_unstable();
@@ -289,10 +291,10 @@ mod tests {
             let h = ShingleHasher::new(seed);
             let starts: Vec<usize> = spans.iter().map(|s| s.0).collect();
             let ends: Vec<usize> = spans.iter().map(|s| s.0 + s.1).collect();
-            let mut out = [(0, 0); SPAN_BATCH];
+            let mut out = [[0; 2]; SPAN_BATCH];
             let k = h.hash_spans(&text, &starts, &ends, &mut out);
             let mut got = out[..k].to_vec();
-            let mut want: Vec<(u64, u64)> = starts.iter().zip(&ends).take(SPAN_BATCH)
+            let mut want: Vec<[u64; 2]> = starts.iter().zip(&ends).take(SPAN_BATCH)
                 .map(|(&s, &e)| reference(text.get(s..e).unwrap_or_default(), seed))
                 .collect();
             got.sort_unstable();

@@ -24,6 +24,36 @@ struct Blocks {
     b1: __m512i,
 }
 
+impl Blocks {
+    /// The blocks at `text[front[i]..front[i] + 16]` and
+    /// `text[back[i]..back[i] + 16]` of the lanes `i` in `m`, by gathers
+    /// (the other lanes are unspecified).
+    ///
+    /// # Safety
+    /// Both ranges must lie in `text` for every lane in `m`.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn gather(text: &[u8], m: __mmask8, front: __m512i, back: __m512i) -> Blocks {
+        let base = text.as_ptr().cast::<i64>();
+        let eight = _mm512_set1_epi64(8);
+        // SAFETY: each gathered lane reads 8 bytes inside one of its two
+        // blocks, which lie in `text`; masked-off lanes are not read.
+        unsafe {
+            Blocks {
+                f0: _mm512_mask_i64gather_epi64::<1>(front, m, front, base),
+                f1: _mm512_mask_i64gather_epi64::<1>(
+                    front,
+                    m,
+                    _mm512_add_epi64(front, eight),
+                    base,
+                ),
+                b0: _mm512_mask_i64gather_epi64::<1>(front, m, back, base),
+                b1: _mm512_mask_i64gather_epi64::<1>(front, m, _mm512_add_epi64(back, eight), base),
+            }
+        }
+    }
+}
+
 /// `h.hash(text[starts[i]..ends[i]])` (of the empty input where that is
 /// not a range of `text`) for `i < min(starts.len(), ends.len(),
 /// SPAN_BATCH)`, written to the front of `out` in an unspecified order;
@@ -34,7 +64,7 @@ pub(super) fn hash_spans_avx512(
     text: &[u8],
     starts: &[usize],
     ends: &[usize],
-    out: &mut [(u64, u64); SPAN_BATCH],
+    out: &mut [[u64; 2]; SPAN_BATCH],
 ) -> usize {
     let n = starts.len().min(ends.len()).min(SPAN_BATCH);
     let set = |x: u64| _mm512_set1_epi64(x as i64);
@@ -71,7 +101,8 @@ pub(super) fn hash_spans_avx512(
         while rest != 0 {
             let j = g + rest.trailing_zeros() as usize;
             // `k` counts the hashes written so far, at most one per span.
-            out[k % SPAN_BATCH] = h.hash(text.get(starts[j]..ends[j]).unwrap_or_default());
+            let (lo, hi) = h.hash(text.get(starts[j]..ends[j]).unwrap_or_default());
+            out[k % SPAN_BATCH] = [lo, hi];
             k += 1;
             rest &= rest - 1;
         }
@@ -151,12 +182,11 @@ unsafe fn class_spans<const LONG: bool>(
     h: &ShingleHasher,
     text: &[u8],
     spans: &Spans,
-    out: &mut [(u64, u64); SPAN_BATCH],
+    out: &mut [[u64; 2]; SPAN_BATCH],
     mut k: usize,
 ) -> usize {
     let set = |x: u64| _mm512_set1_epi64(x as i64);
     let keys: [__m512i; 8] = core::array::from_fn(|i| set(h.keys[i]));
-    let base = text.as_ptr().cast::<i64>();
     let n = spans.len.min(SPAN_BATCH);
     let mut g = 0;
     while g < n {
@@ -167,31 +197,29 @@ unsafe fn class_spans<const LONG: bool>(
         };
         let (s, e) = spans.load(g, m);
         let len = _mm512_sub_epi64(e, s);
-        let at = |v: __m512i, d: i64| _mm512_add_epi64(v, _mm512_set1_epi64(d));
-        // SAFETY (both gathers): the lanes in `m` are spans with
-        // s + 17 <= e <= text.len() (s + 33 <= e for `LONG`); every 8-byte
-        // read is inside text[s..e]. Masked-off lanes are not read.
-        let outer = unsafe {
-            Blocks {
-                f0: _mm512_mask_i64gather_epi64::<1>(s, m, s, base),
-                f1: _mm512_mask_i64gather_epi64::<1>(s, m, at(s, 8), base),
-                b0: _mm512_mask_i64gather_epi64::<1>(s, m, at(e, -16), base),
-                b1: _mm512_mask_i64gather_epi64::<1>(s, m, at(e, -8), base),
-            }
-        };
         let mut acc = (
             _mm512_mullo_epi64(len, set(PRIME64_1)),
             _mm512_setzero_si512(),
         );
-        if LONG {
-            let inner = unsafe {
-                Blocks {
-                    f0: _mm512_mask_i64gather_epi64::<1>(s, m, at(s, 16), base),
-                    f1: _mm512_mask_i64gather_epi64::<1>(s, m, at(s, 24), base),
-                    b0: _mm512_mask_i64gather_epi64::<1>(s, m, at(e, -32), base),
-                    b1: _mm512_mask_i64gather_epi64::<1>(s, m, at(e, -24), base),
-                }
-            };
+        // The outer round's blocks start at s and e - 16, the inner
+        // round's (`LONG` only) 16 bytes further in from each end.
+        // SAFETY: every span has s + 17 <= e <= text.len() (s + 33 <= e
+        // for `LONG`), so each 16-byte block read lies in text[s..e];
+        // masked-off lanes are not read.
+        let (outer, inner) = unsafe {
+            (
+                Blocks::gather(text, m, s, _mm512_sub_epi64(e, set(16))),
+                LONG.then(|| {
+                    Blocks::gather(
+                        text,
+                        m,
+                        _mm512_add_epi64(s, set(16)),
+                        _mm512_sub_epi64(e, set(32)),
+                    )
+                }),
+            )
+        };
+        if let Some(inner) = inner {
             acc = round(acc, &inner, &keys[4..8]);
         }
         let (l, r) = round(acc, &outer, &keys[0..4]);
@@ -202,20 +230,26 @@ unsafe fn class_spans<const LONG: bool>(
             ),
             _mm512_mullo_epi64(_mm512_sub_epi64(len, set(h.seed)), set(PRIME64_2)),
         );
-        let mut lo = [0u64; 8];
-        let mut hi = [0u64; 8];
-        // SAFETY: `lo` and `hi` are 64 writable bytes each; unaligned.
+        let lo = avalanche(_mm512_add_epi64(l, r));
+        let hi = _mm512_sub_epi64(_mm512_setzero_si512(), avalanche(mix));
+        // `[lo, hi]` pairs of lanes 0–3, then of lanes 4–7.
+        let first = _mm512_permutex2var_epi64(lo, _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), hi);
+        let second =
+            _mm512_permutex2var_epi64(lo, _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4), hi);
+        let count = (n - g).min(8);
+        // Two words per lane: lanes 0..count of the pairs, split in halves.
+        let words = (1u32 << (2 * count)) - 1;
+        let at = k.min(SPAN_BATCH - count);
+        // SAFETY: `[u64; 2]` arrays are two contiguous u64; the masked
+        // stores write only the `2 · count` words of pairs `at..at + count`,
+        // inside `out` (`k + count <= SPAN_BATCH` by the caller's bound, so
+        // `at == k`).
         unsafe {
-            _mm512_storeu_si512(lo.as_mut_ptr().cast(), avalanche(_mm512_add_epi64(l, r)));
-            _mm512_storeu_si512(
-                hi.as_mut_ptr().cast(),
-                _mm512_sub_epi64(_mm512_setzero_si512(), avalanche(mix)),
-            );
+            let p = out.as_mut_ptr().add(at).cast::<i64>();
+            _mm512_mask_storeu_epi64(p.cast(), words as u8, first);
+            _mm512_mask_storeu_epi64(p.add(8).cast(), (words >> 8) as u8, second);
         }
-        for i in 0..(n - g).min(8) {
-            out[k % SPAN_BATCH] = (lo[i], hi[i]);
-            k += 1;
-        }
+        k += count;
         g += 8;
     }
     k

@@ -25,7 +25,7 @@ pub(crate) struct MinHashSketch<const H: usize> {
     kernel: Kernel,
     any: bool,
     /// Token hashes not yet folded into `slots` (see [`Kernel::update_batch`]).
-    pending: [(u64, u64); BATCH],
+    pending: [[u64; 2]; BATCH],
     npending: usize,
 }
 
@@ -41,7 +41,7 @@ impl<const H: usize> MinHashSketch<H> {
             seed,
             kernel,
             any: false,
-            pending: [(0, 0); BATCH],
+            pending: [[0; 2]; BATCH],
             npending: 0,
         }
     }
@@ -62,7 +62,7 @@ impl<const H: usize> MinHashSketch<H> {
         }
         // Eight key words: cheap next to a batch of up to 64 hashes.
         let hasher = ShingleHasher::new(self.seed);
-        let mut hashes = [(0, 0); SPAN_BATCH];
+        let mut hashes = [[0; 2]; SPAN_BATCH];
         for (starts, ends) in starts.chunks(SPAN_BATCH).zip(ends.chunks(SPAN_BATCH)) {
             let k = hasher.hash_spans(text, starts, ends, &mut hashes);
             self.any |= k > 0;
@@ -74,7 +74,8 @@ impl<const H: usize> MinHashSketch<H> {
     #[inline(always)]
     pub(crate) fn push_bytes(&mut self, token: &[u8]) {
         self.any = true;
-        self.pending[self.npending] = self.family.hash128(token, self.seed);
+        let (lo, hi) = self.family.hash128(token, self.seed);
+        self.pending[self.npending] = [lo, hi];
         self.npending += 1;
         if self.npending == BATCH {
             self.flush();

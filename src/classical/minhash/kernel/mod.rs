@@ -94,10 +94,10 @@ impl Kernel {
     }
 
     /// Number of positions `i < min(a.len(), b.len())` with `a[i] == b[i]`.
-    /// [`Kernel::update_slots`] for every pair of `pairs`, in order. The
+    /// [`Kernel::update_slots`] for every `[lo, hi]` of `pairs`, in order. The
     /// AVX-512 kernel keeps 128 slots in registers across the batch.
     #[inline]
-    pub(crate) fn update_batch(self, slots: &mut [u64], pairs: &[(u64, u64)]) {
+    pub(crate) fn update_batch(self, slots: &mut [u64], pairs: &[[u64; 2]]) {
         #[cfg(target_arch = "x86_64")]
         if self.0 == Level::Avx512 && slots.len() == 128 {
             // SAFETY: `Level::Avx512` is only chosen when AVX-512F was
@@ -105,7 +105,7 @@ impl Kernel {
             unsafe { x86_64::update_batch_avx512_128(slots, pairs) };
             return;
         }
-        for &(lo, hi) in pairs {
+        for &[lo, hi] in pairs {
             self.update_slots(slots, lo, hi);
         }
     }
@@ -190,10 +190,10 @@ mod tests {
         fn batch_equals_reference(
             len in prop_oneof![Just(128usize), 0usize..200],
             start in proptest::collection::vec(any::<u64>(), 200),
-            pairs in proptest::collection::vec((any::<u64>(), any::<u64>()), 0..70),
+            pairs in proptest::collection::vec(any::<[u64; 2]>(), 0..70),
         ) {
             let mut want = start[..len].to_vec();
-            for &(lo, hi) in &pairs {
+            for &[lo, hi] in &pairs {
                 update_slots_reference(&mut want, lo, hi);
             }
             for k in Kernel::all_available() {

@@ -172,14 +172,14 @@ pub(super) unsafe fn count_equal_avx512(a: &[u64], b: &[u64]) -> usize {
     count as usize
 }
 
-/// [`update_slots_avx512`] for a batch of `(lo, hi)` pairs over exactly 128
+/// [`update_slots_avx512`] for a batch of `[lo, hi]` pairs over exactly 128
 /// slots, with the 128 running minima held in 16 registers for the whole
 /// batch: memory is touched once per batch instead of once per token.
 ///
 /// # Safety
 /// The CPU must support AVX-512F. `slots.len()` must be 128.
 #[target_feature(enable = "avx512f")]
-pub(super) unsafe fn update_batch_avx512_128(slots: &mut [u64], pairs: &[(u64, u64)]) {
+pub(super) unsafe fn update_batch_avx512_128(slots: &mut [u64], pairs: &[[u64; 2]]) {
     debug_assert_eq!(slots.len(), 128);
     if slots.len() != 128 {
         return;
@@ -187,7 +187,7 @@ pub(super) unsafe fn update_batch_avx512_128(slots: &mut [u64], pairs: &[(u64, u
     let p = slots.as_mut_ptr().cast::<__m512i>();
     // SAFETY: `slots` holds 128 u64 = 16 × 64 bytes; unaligned loads are fine.
     let mut acc: [__m512i; 16] = core::array::from_fn(|c| unsafe { _mm512_loadu_si512(p.add(c)) });
-    for &(lo, hi) in pairs {
+    for &[lo, hi] in pairs {
         // lane l = lo + l·hi for l in 0..8, from l's three bits with masked adds.
         let h = _mm512_set1_epi64(hi as i64);
         let mut v = _mm512_set1_epi64(lo as i64);
