@@ -29,6 +29,32 @@ pub(crate) fn mul_64x64_128(x: __m512i, y: __m512i) -> (__m512i, __m512i) {
     (lo, hi)
 }
 
+/// Spans `g..g + 8` of `starts` and `ends` (as far as both go): the mask
+/// of those lanes, and the starts and ends in them (zero in the others).
+/// The eight-lane span hashers walk their batches with it.
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(crate) fn load_spans(
+    starts: &[usize],
+    ends: &[usize],
+    g: usize,
+) -> (__mmask8, __m512i, __m512i) {
+    let n = starts.len().min(ends.len());
+    let lanes = n.saturating_sub(g).min(8);
+    let valid: __mmask8 = ((1u16 << lanes) - 1) as u8;
+    // SAFETY: the lanes in `valid` are `g..g + lanes`, with g + lanes <= n,
+    // inside both slices (for `lanes == 0` nothing is read and the offset
+    // is not used); masked-off lanes are not read.
+    unsafe {
+        let at = g.min(n);
+        (
+            valid,
+            _mm512_maskz_loadu_epi64(valid, starts.as_ptr().add(at).cast()),
+            _mm512_maskz_loadu_epi64(valid, ends.as_ptr().add(at).cast()),
+        )
+    }
+}
+
 /// XXH3's `mul128_fold64` on each lane: the 128-bit product's halves xored.
 #[cfg_attr(not(feature = "minhash"), allow(dead_code))] // the shingle hash kernel
 #[target_feature(enable = "avx512f")]
@@ -40,7 +66,10 @@ pub(crate) fn fold64(x: __m512i, y: __m512i) -> __m512i {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
+    use alloc::vec::Vec;
     use proptest::prelude::*;
 
     /// Lanes that reach the carry edges: 0, all ones, halves all ones.
@@ -60,6 +89,33 @@ mod tests {
         // SAFETY: `out` is 64 writable bytes; unaligned store.
         unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), v) };
         out
+    }
+
+    /// The lanes of `g..g + 8` that both slices have, at every offset.
+    #[test]
+    fn load_spans_takes_the_lanes_both_slices_have() {
+        if !crate::cpu::has_avx512f() {
+            std::println!("load_spans test skipped: the CPU lacks AVX-512F");
+            return;
+        }
+        let starts: Vec<usize> = (0..21).map(|i| 100 + i).collect();
+        let ends: Vec<usize> = (0..19).map(|i| 200 + i).collect();
+        for g in 0..25 {
+            // SAFETY: AVX-512F was just detected.
+            let (m, s, e) = unsafe { load_spans(&starts, &ends, g) };
+            let want = (g..(g + 8).min(19)).count();
+            assert_eq!(m.count_ones() as usize, want, "g = {g}");
+            assert_eq!(m, ((1u16 << want) - 1) as u8);
+            let (s, e) = (lanes(s), lanes(e));
+            for l in 0..8 {
+                let (ws, we) = if l < want {
+                    (100 + g + l, 200 + g + l)
+                } else {
+                    (0, 0)
+                };
+                assert_eq!((s[l], e[l]), (ws as u64, we as u64), "g = {g}, lane {l}");
+            }
+        }
     }
 
     proptest! {

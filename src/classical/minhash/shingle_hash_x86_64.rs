@@ -20,7 +20,7 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::shingle_hash::{PRIME_MX1, PRIME64_1, PRIME64_2, PRIME64_4, SPAN_BATCH, ShingleHasher};
-use crate::classical::hash_x86_64::fold64;
+use crate::classical::hash_x86_64::{fold64, load_spans};
 
 /// The 16-byte blocks of one round, as words: the front block's two words,
 /// then the back block's.
@@ -83,19 +83,7 @@ pub(super) fn hash_spans_avx512(
     let mut k = 0;
     let mut g = 0;
     while g < n {
-        let valid: __mmask8 = if n - g >= 8 {
-            0xff
-        } else {
-            (1u8 << (n - g)) - 1
-        };
-        // SAFETY: the lanes in `valid` are `g..min(g + 8, n)`, inside both
-        // slices; masked-off lanes are not read.
-        let (s, e) = unsafe {
-            (
-                _mm512_maskz_loadu_epi64(valid, starts.as_ptr().add(g).cast()),
-                _mm512_maskz_loadu_epi64(valid, ends.as_ptr().add(g).cast()),
-            )
-        };
+        let (valid, s, e) = load_spans(&starts[..n], &ends[..n], g);
         let len = _mm512_sub_epi64(e, s);
         // A range of text (e <= text.len(), and 17 <= len makes s < e) of
         // 17–32 or 33–64 bytes.
@@ -198,11 +186,7 @@ unsafe fn class_spans<const LONG: bool>(
     let n = spans.len.min(SPAN_BATCH);
     let mut g = 0;
     while g < n {
-        let m: __mmask8 = if n - g >= 8 {
-            0xff
-        } else {
-            (1u8 << (n - g)) - 1
-        };
+        let m: __mmask8 = ((1u16 << (n - g).min(8)) - 1) as u8;
         let (s, e) = spans.load(g, m);
         let len = _mm512_sub_epi64(e, s);
         let mut acc = (

@@ -13,7 +13,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::classical::hash_x86_64::mul_64x64_128;
+use crate::classical::hash_x86_64::{load_spans, mul_64x64_128};
 
 use super::token_hash::{PRIME_MX2, PRIME64_1, PRIME64_2, PRIME64_3, SPAN_BATCH};
 
@@ -38,19 +38,7 @@ pub(super) fn short_spans_avx512(
     let (mut k, mut no) = (0usize, 0usize);
     let mut g = 0;
     while g < n {
-        let valid: __mmask8 = if n - g >= 8 {
-            0xff
-        } else {
-            (1u8 << (n - g)) - 1
-        };
-        // SAFETY: `g < n` and the lanes in `valid` are `g..min(g + 8, n)`,
-        // all inside both slices; masked-off lanes are not read.
-        let (s, e) = unsafe {
-            (
-                _mm512_maskz_loadu_epi64(valid, starts.as_ptr().add(g).cast()),
-                _mm512_maskz_loadu_epi64(valid, ends.as_ptr().add(g).cast()),
-            )
-        };
+        let (valid, s, e) = load_spans(&starts[..n], &ends[..n], g);
         let n8 = _mm512_sub_epi64(e, s);
         let short_len = _mm512_cmplt_epu64_mask(
             _mm512_sub_epi64(n8, _mm512_set1_epi64(1)),
