@@ -5,8 +5,11 @@
 //! shingle, so the general routine's length branch mispredicts often.
 //! [`ShingleHasher::hash_spans`] sorts a batch by class without branching
 //! and runs each class in a loop of its own, with the seed already folded
-//! into the secret words. Every length equals
-//! `xxh3_128_with_seed(bytes, seed)`; the tests check lengths 0–300.
+//! into the secret words. Where the CPU has AVX-512 F and DQ it hands the
+//! batch to `shingle_hash_x86_64` instead, which splits it by class the
+//! same way and hashes each class eight spans at a time. Every length
+//! equals `xxh3_128_with_seed(bytes, seed)`; the tests check lengths 0–300,
+//! and every span near a text's end through both paths.
 
 use crate::classical::HashFamily;
 use crate::classical::hash::{fold64, le64};
@@ -48,7 +51,8 @@ pub(crate) struct ShingleHasher {
     /// The first 64 bytes of the secret as words: `+ seed` at even
     /// indices, `− seed` at odd ones (what 17–64 byte inputs read).
     pub(super) keys: [u64; 8],
-    /// Whether the eight-lane kernel can run here.
+    /// Whether the eight-lane kernel can run here (read only on x86_64).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     wide: bool,
 }
 

@@ -24,12 +24,68 @@ pub(super) struct ByteWindow {
     k: usize,
     /// Lengths of the words in the window, as a ring (on the stack).
     lens: [usize; MAX_FUSED_K],
+    /// `buf[at.head..at.tail]`: the window's words, each followed by one space.
+    buf: Vec<u8>,
+    at: Cursor,
+}
+
+/// Where the window stands: the ring's fill and oldest entry, and the live
+/// part of the buffer. Small and `Copy`, so that a loop over many words can
+/// hold it in registers ([`ByteWindow::push_words`]).
+#[derive(Clone, Copy)]
+struct Cursor {
     filled: usize,
     oldest: usize,
-    /// `buf[head..tail]`: the window's words, each followed by one space.
-    buf: Vec<u8>,
     head: usize,
     tail: usize,
+}
+
+impl Cursor {
+    /// Whether a `len`-byte word fits after `tail` in a buffer of
+    /// `buf_len` bytes, fixed-width copy and the separator after it
+    /// (one more byte, hence `<`) included.
+    #[inline(always)]
+    fn fits(&self, len: usize, buf_len: usize) -> bool {
+        self.tail + len.max(COPY) < buf_len
+    }
+
+    /// Slides a window of `k` words over the word `text[s..e]`, which must
+    /// fit ([`Cursor::fits`]): drops the oldest word once the window is
+    /// full, appends this one and a space, and returns the shingle's range
+    /// in `buf` once the window is full.
+    #[inline(always)]
+    fn step(
+        &mut self,
+        k: usize,
+        lens: &mut [usize; MAX_FUSED_K],
+        buf: &mut [u8],
+        text: &[u8],
+        (s, e): (usize, usize),
+    ) -> Option<(usize, usize)> {
+        let len = e - s;
+        if self.filled == k {
+            // Drop the oldest word and its separator.
+            self.head += lens[self.oldest % MAX_FUSED_K] + 1;
+            lens[self.oldest % MAX_FUSED_K] = len;
+            // A compare, not `% k`: no division per word.
+            self.oldest += 1;
+            if self.oldest == k {
+                self.oldest = 0;
+            }
+        } else {
+            lens[self.filled % MAX_FUSED_K] = len;
+            self.filled += 1;
+        }
+        let at = self.tail;
+        if len <= COPY && s + COPY <= text.len() {
+            buf[at..at + COPY].copy_from_slice(&text[s..s + COPY]);
+        } else {
+            buf[at..at + len].copy_from_slice(&text[s..e]);
+        }
+        buf[at + len] = b' ';
+        self.tail = at + len + 1;
+        (self.filled == k).then(|| (self.head, self.tail - 1))
+    }
 }
 
 impl ByteWindow {
@@ -40,13 +96,15 @@ impl ByteWindow {
         ByteWindow {
             k,
             lens: [0; MAX_FUSED_K],
-            filled: 0,
-            oldest: 0,
             // Everything ever appended fits in `text_len + 1` bytes (words
             // are disjoint slices, each with one separator).
             buf: vec![0; text_len.min(SPAN) + COPY + 1],
-            head: 0,
-            tail: 0,
+            at: Cursor {
+                filled: 0,
+                oldest: 0,
+                head: 0,
+                tail: 0,
+            },
         }
     }
 
@@ -59,61 +117,33 @@ impl ByteWindow {
         }
     }
 
-    /// Whether the next [`ByteWindow::push_span`] of a `len`-byte word
-    /// moves the buffer's contents (which ends the spans handed out so far).
-    #[inline(always)]
-    pub(super) fn moves_for(&self, len: usize) -> bool {
-        self.tail + len.max(COPY) + 1 > self.buf.len()
-    }
-
     /// The buffer the spans of [`ByteWindow::push_span`] point into.
     pub(super) fn buf(&self) -> &[u8] {
         &self.buf
     }
 
     /// [`ByteWindow::push`], handing out the shingle as its range in
-    /// [`ByteWindow::buf`]: valid until a push for which
-    /// [`ByteWindow::moves_for`] is true.
+    /// [`ByteWindow::buf`]: valid until the buffer next moves (when a word
+    /// does not fit; see [`ByteWindow::push_words`]).
     #[inline(always)]
     pub(super) fn push_span(&mut self, text: &[u8], s: usize, e: usize) -> Option<(usize, usize)> {
-        let len = e - s;
-        if self.filled == self.k {
-            // Drop the oldest word and its separator.
-            self.head += self.lens[self.oldest] + 1;
-            self.lens[self.oldest] = len;
-            // A compare, not `% k`: no division per word.
-            self.oldest += 1;
-            if self.oldest == self.k {
-                self.oldest = 0;
-            }
-        } else {
-            self.lens[self.filled] = len;
-            self.filled += 1;
+        if !self.at.fits(e - s, self.buf.len()) {
+            self.make_room(e - s);
         }
-        if self.moves_for(len) {
-            self.make_room(len);
-        }
-        let at = self.tail;
-        if len <= COPY && s + COPY <= text.len() {
-            self.buf[at..at + COPY].copy_from_slice(&text[s..s + COPY]);
-        } else {
-            self.buf[at..at + len].copy_from_slice(&text[s..e]);
-        }
-        self.buf[at + len] = b' ';
-        self.tail = at + len + 1;
-        (self.filled == self.k).then(|| (self.head, self.tail - 1))
+        self.at
+            .step(self.k, &mut self.lens, &mut self.buf, text, (s, e))
     }
 
     /// [`ByteWindow::push_span`] of the words `text[starts[i]..ends[i]]`
     /// from `i = from` on, queueing each shingle in `spans`. Stops after the
-    /// word whose shingle fills `spans`, or before a word that would move
-    /// the buffer ([`ByteWindow::moves_for`]; the caller drains `spans` and
+    /// word whose shingle fills `spans`, or before a word that does not fit
+    /// (the caller drains `spans`, whose ranges the move would break, and
     /// calls [`ByteWindow::make_room`]). Returns the index of the first word
     /// not pushed.
     ///
-    /// The same steps as `push_span`, with the window's state and the
-    /// batch count in locals: with no call inside the loop they stay in
-    /// registers, where the per-word closure kept them in memory.
+    /// The cursor and the batch count are locals here: with no call inside
+    /// the loop they stay in registers, where a per-word call kept them in
+    /// memory and each word waited on the last one's stores.
     #[inline]
     pub(super) fn push_words(
         &mut self,
@@ -124,46 +154,27 @@ impl ByteWindow {
         spans: &mut SpanBatch,
     ) -> usize {
         let (span_starts, span_ends, queued) = spans.parts();
-        let (k, mut filled, mut oldest) = (self.k, self.filled, self.oldest);
-        let (mut head, mut tail, mut count) = (self.head, self.tail, *queued);
+        let (k, mut at, mut count) = (self.k, self.at, *queued);
         let buf = &mut self.buf[..];
         let n = starts.len().min(ends.len());
         let mut i = from;
         while i < n {
             let (s, e) = (starts[i], ends[i]);
-            let len = e - s;
-            if tail + len.max(COPY) + 1 > buf.len() {
+            if !at.fits(e - s, buf.len()) {
                 break;
             }
-            if filled == k {
-                head += self.lens[oldest % MAX_FUSED_K] + 1;
-                self.lens[oldest % MAX_FUSED_K] = len;
-                oldest += 1;
-                if oldest == k {
-                    oldest = 0;
-                }
-            } else {
-                self.lens[filled % MAX_FUSED_K] = len;
-                filled += 1;
-            }
-            if len <= COPY && s + COPY <= text.len() {
-                buf[tail..tail + COPY].copy_from_slice(&text[s..s + COPY]);
-            } else {
-                buf[tail..tail + len].copy_from_slice(&text[s..e]);
-            }
-            buf[tail + len] = b' ';
-            tail += len + 1;
+            let shingle = at.step(k, &mut self.lens, buf, text, (s, e));
             i += 1;
-            if filled == k {
-                span_starts[count % WORD_BATCH] = head;
-                span_ends[count % WORD_BATCH] = tail - 1;
+            if let Some((from, to)) = shingle {
+                span_starts[count % WORD_BATCH] = from;
+                span_ends[count % WORD_BATCH] = to;
                 count += 1;
                 if count == WORD_BATCH {
                     break;
                 }
             }
         }
-        (self.filled, self.oldest, self.head, self.tail) = (filled, oldest, head, tail);
+        self.at = at;
         *queued = count;
         i
     }
@@ -172,10 +183,11 @@ impl ByteWindow {
     /// buffer if a word of `len` bytes still would not fit.
     #[cold]
     pub(super) fn make_room(&mut self, len: usize) {
-        self.buf.copy_within(self.head..self.tail, 0);
-        self.tail -= self.head;
-        self.head = 0;
-        let need = self.tail + len.max(COPY) + 1;
+        let at = &mut self.at;
+        self.buf.copy_within(at.head..at.tail, 0);
+        at.tail -= at.head;
+        at.head = 0;
+        let need = at.tail + len.max(COPY) + 1;
         if need > self.buf.len() {
             self.buf.resize(need.max(2 * self.buf.len()), 0);
         }
@@ -190,6 +202,7 @@ impl ByteWindow {
 
     /// [`ByteWindow::finish`] as a range of [`ByteWindow::buf`].
     pub(super) fn finish_span(&self) -> Option<(usize, usize)> {
-        (self.filled > 0 && self.filled < self.k).then(|| (self.head, self.tail - 1))
+        let at = &self.at;
+        (at.filled > 0 && at.filled < self.k).then(|| (at.head, at.tail - 1))
     }
 }
