@@ -23,10 +23,10 @@ use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use txtfp::{
-    Canonicalizer, FastMinHashFingerprinter, Fingerprinter, HashFamily, LshCandidateIndex,
-    LshIndex, LshIndexBuilder, MinHashFingerprinter, MinHashSig, MinHashStreaming,
-    ShingleTokenizer, SimHash64, SimHashFingerprinter, StreamingFingerprinter, Tokenizer,
-    Weighting, WordTokenizer, hamming, jaccard,
+    Canonicalizer, FastMinHashFingerprinter, FastMinHashStreaming, Fingerprinter, HashFamily,
+    LshCandidateIndex, LshIndex, LshIndexBuilder, MinHashFingerprinter, MinHashSig,
+    MinHashStreaming, ShingleTokenizer, SimHash64, SimHashFingerprinter, StreamingFingerprinter,
+    Tokenizer, Weighting, WordTokenizer, hamming, jaccard,
 };
 
 /// Bytes of text per benchmark input set: large enough to average over many
@@ -372,6 +372,24 @@ fn streaming(c: &mut Criterion, corpus: &Corpus) {
             let mut acc = 0u64;
             for d in &corpus.mix {
                 let mut s = MinHashStreaming::new(fp.clone());
+                for chunk in black_box(d.as_bytes()).chunks(STREAM_CHUNK) {
+                    if s.update(chunk).is_err() {
+                        break;
+                    }
+                }
+                if let Ok(sig) = s.finalize() {
+                    acc ^= sig.hashes[0];
+                }
+            }
+            acc
+        })
+    });
+    let fast = FastMinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), shingle5());
+    g.bench_function("fast_minhash_k5_h128_4k_chunks", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for d in &corpus.mix {
+                let mut s = FastMinHashStreaming::new(fast.clone());
                 for chunk in black_box(d.as_bytes()).chunks(STREAM_CHUNK) {
                     if s.update(chunk).is_err() {
                         break;

@@ -17,6 +17,9 @@ pub mod algo {
     pub const MINHASH_128: &str = "minhash-h128";
     /// MinHash, width unspecified.
     pub const MINHASH: &str = "minhash";
+    /// The opt-in fast MinHash scheme with 128 slots
+    /// ([`FastMinHashSig`](crate::FastMinHashSig)).
+    pub const FAST_MINHASH_128: &str = "fast-minhash-h128";
     /// 64-bit SimHash.
     pub const SIMHASH_64: &str = "simhash-b64";
     /// TLSH.
@@ -116,6 +119,12 @@ pub enum Fingerprint {
     /// A 128-slot MinHash signature.
     #[cfg(feature = "minhash")]
     MinHash(crate::MinHashSig<128>),
+    /// A 128-slot signature of the opt-in fast MinHash scheme (not in
+    /// 0.3.2; the enum is `#[non_exhaustive]`, so adding it breaks no
+    /// match). Its name carries the scheme's schema word,
+    /// [`FAST_SCHEMA`](crate::FAST_SCHEMA) = `0x4601` = 17921.
+    #[cfg(feature = "minhash")]
+    FastMinHash(crate::FastMinHashSig<128>),
     /// A 64-bit SimHash.
     #[cfg(feature = "simhash")]
     SimHash(crate::SimHash64),
@@ -134,8 +143,8 @@ pub enum Fingerprint {
     feature = "semantic-core"
 ))]
 impl Fingerprint {
-    /// Versioned name: `minhash-h128-v{schema}`, `simhash-b64-v1`, `tlsh-v1`,
-    /// and for embeddings `embedding/{model_id}-v1` (`embedding-v1` without a
+    /// Versioned name: `minhash-h128-v{schema}`, `fast-minhash-h128-v17921`,
+    /// `simhash-b64-v1`, `tlsh-v1`, and for embeddings `embedding/{model_id}-v1` (`embedding-v1` without a
     /// model id).
     pub fn name(&self) -> String {
         let m = self.metadata();
@@ -155,6 +164,14 @@ impl Fingerprint {
                 model_id: None,
                 schema_version: sig.schema,
                 byte_size: core::mem::size_of::<crate::MinHashSig<128>>(),
+            },
+            #[cfg(feature = "minhash")]
+            Fingerprint::FastMinHash(sig) => FingerprintMetadata {
+                algorithm: Cow::Borrowed(algo::FAST_MINHASH_128),
+                config_hash: UNCOMPUTED_CONFIG_HASH,
+                model_id: None,
+                schema_version: sig.schema,
+                byte_size: core::mem::size_of::<crate::FastMinHashSig<128>>(),
             },
             #[cfg(feature = "simhash")]
             Fingerprint::SimHash(_) => FingerprintMetadata {

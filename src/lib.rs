@@ -77,7 +77,9 @@ pub use tokenize::{GraphemeTokenizer, MAX_SHINGLE_K, ShingleTokenizer, Tokenizer
 #[cfg(feature = "lsh")]
 pub use classical::minhash::fast::FastLshIndex;
 #[cfg(feature = "minhash")]
-pub use classical::minhash::fast::{FAST_SCHEMA, FastMinHashFingerprinter, FastMinHashSig};
+pub use classical::minhash::fast::{
+    FAST_SCHEMA, FastMinHashFingerprinter, FastMinHashSig, FastMinHashStreaming,
+};
 #[cfg(feature = "minhash")]
 pub use classical::minhash::{
     MinHashFingerprinter, MinHashFingerprinterBuilder, MinHashSig, MinHashStreaming, jaccard,

@@ -63,6 +63,8 @@ mod utf8;
 mod tests;
 #[cfg(all(test, feature = "minhash", feature = "simhash"))]
 mod tests_api;
+#[cfg(all(test, feature = "minhash", feature = "simhash"))]
+mod tests_fast;
 #[cfg(all(test, feature = "std", feature = "minhash", feature = "simhash"))]
 mod tests_golden;
 

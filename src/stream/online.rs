@@ -43,6 +43,18 @@ impl<S: TokenSketch> Online<S> {
         self.sketch.finish()
     }
 
+    /// The sketch fed so far.
+    #[cfg(feature = "minhash")]
+    pub(crate) fn sketch(&self) -> &S {
+        &self.sketch
+    }
+
+    /// The sketch, to change its settings.
+    #[cfg(feature = "minhash")]
+    pub(crate) fn sketch_mut(&mut self) -> &mut S {
+        &mut self.sketch
+    }
+
     /// Starts a new document with a fresh sketch, keeping the buffers.
     pub(crate) fn reset(&mut self, sketch: S) {
         self.engine.reset();

@@ -194,19 +194,68 @@ impl Iterator for Splits<'_, '_> {
     type Item = usize;
 
     fn next(&mut self) -> Option<usize> {
-        let len = self.text.len();
-        while self.prev + 2 < len {
-            let i = self.prev;
-            self.prev += 1;
+        let limit = self.text.len().saturating_sub(2);
+        while self.prev < limit {
+            // `p` is almost never whitespace: jump to the next byte that can
+            // be, eight bytes at a time.
+            let i = next_low(self.text, self.prev, limit);
+            if i >= limit {
+                break;
+            }
+            self.prev = i + 1;
             let p = self.text.get(i);
-            // `p` is almost never whitespace: test that first.
-            if p <= b' ' && self.rules.pair(p, self.text.get(i + 1)) && self.text.get(i + 2) < 0x80
-            {
+            if self.rules.pair(p, self.text.get(i + 1)) && self.text.get(i + 2) < 0x80 {
                 return Some(i + 1);
             }
         }
+        self.prev = self.prev.max(limit);
         None
     }
+}
+
+/// The first `j` in `from..limit` with `text.get(j) <= b' '` (every split
+/// whitespace is), or `limit`.
+fn next_low(text: Joined<'_>, from: usize, limit: usize) -> usize {
+    let mut j = from;
+    while j < limit {
+        let (seg, base) = if j < text.a.len() {
+            (text.a, 0)
+        } else {
+            (text.b, text.a.len())
+        };
+        let end = seg.len().min(limit - base);
+        if let Some(k) = seg.get(j - base..end).and_then(first_low) {
+            return j + k;
+        }
+        j = base + end;
+    }
+    limit
+}
+
+/// Index of the first byte `<= b' '` in `s`. Per 8-byte word, the classic
+/// "has a byte less than n" test: `(x − 0x21…21) & !x & 0x80…80` flags
+/// every byte below `0x21`, and the lowest flag is exact (a borrow only
+/// starts at such a byte and only moves up).
+#[inline]
+fn first_low(s: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut words = s.chunks_exact(8);
+    for (n, w) in words.by_ref().enumerate() {
+        let mut le = [0u8; 8];
+        le.copy_from_slice(w);
+        let x = u64::from_le_bytes(le);
+        let flags = x.wrapping_sub(ONES * 0x21) & !x & HIGHS;
+        if flags != 0 {
+            return Some(8 * n + (flags.trailing_zeros() / 8) as usize);
+        }
+    }
+    let done = s.len() - words.remainder().len();
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b <= b' ')
+        .map(|k| done + k)
 }
 
 #[cfg(test)]
@@ -214,6 +263,54 @@ mod tests {
     use super::*;
     use crate::canonical::Normalization;
     use alloc::vec::Vec;
+
+    /// The byte-at-a-time definition of [`Splits`].
+    fn naive(rules: &SplitRules, text: Joined<'_>, from: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut i = from.max(1) - 1;
+        while i + 2 < text.len() {
+            let p = text.get(i);
+            if p <= b' ' && rules.pair(p, text.get(i + 1)) && text.get(i + 2) < 0x80 {
+                out.push(i + 1);
+            }
+            i += 1;
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// The word-at-a-time search against the definition, for every cut
+        /// of the text into the two slices and every starting point.
+        #[test]
+        fn splits_equal_the_byte_loop(
+            text in "[a-c \\t\\n\\r.\\u{1}\\u{20}\\u{21}\\u{7F}é\\u{80}\\u{A0}]{0,40}",
+            cut in 0usize..41,
+            from in 0usize..42,
+        ) {
+            let rules = SplitRules::new(&Canonicalizer::default()).expect("default splits");
+            let b = text.as_bytes();
+            let cut = cut.min(b.len());
+            let joined = Joined { a: &b[..cut], b: &b[cut..] };
+            let got: Vec<usize> = rules.splits(joined, from).collect();
+            proptest::prop_assert_eq!(got, naive(&rules, joined, from));
+        }
+    }
+
+    #[test]
+    fn first_low_finds_every_low_byte() {
+        for len in 0..20 {
+            for at in 0..len {
+                for low in [0u8, 1, b'\t', b' '] {
+                    let mut s: Vec<u8> =
+                        (0..len).map(|i| [b'!', 0x80, 0xFF, b'a'][i % 4]).collect();
+                    s[at] = low;
+                    assert_eq!(first_low(&s), Some(at), "len {len} at {at} byte {low}");
+                }
+            }
+            let none: Vec<u8> = (0..len).map(|i| [b'!', 0x80, 0xFF, 0x21][i % 4]).collect();
+            assert_eq!(first_low(&none), None);
+        }
+    }
 
     fn splits(rules: &SplitRules, a: &str, b: &str, from: usize) -> Vec<usize> {
         let text = Joined {

@@ -147,7 +147,7 @@ pub(super) fn cut<'a>(bytes: &'a [u8], how: &Chunking) -> Vec<&'a [u8]> {
 
 /// Batch size for the engine: 1 cuts at every split point, the default
 /// almost never within these short texts.
-fn flush_size() -> impl Strategy<Value = usize> {
+pub(super) fn flush_size() -> impl Strategy<Value = usize> {
     prop_oneof![Just(1usize), 2usize..40, Just(FLUSH_BYTES)]
 }
 

@@ -26,7 +26,8 @@ use crate::{Error, Result};
 ///
 /// `&self` methods only: one instance can be shared across threads.
 /// Memory per call: the canonical text and 8 bytes per token (the filling
-/// rounds revisit the token hashes). There is no streaming form.
+/// rounds revisit the token hashes). For text that arrives in chunks, see
+/// [`FastMinHashStreaming`](crate::FastMinHashStreaming).
 ///
 /// ```
 /// use txtfp::{Canonicalizer, FastMinHashFingerprinter, Fingerprinter, ShingleTokenizer, WordTokenizer};

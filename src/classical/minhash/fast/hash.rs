@@ -65,11 +65,30 @@ pub(super) fn word_hash(w: &[u8], key: u64) -> u64 {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut pad = [0u8; 8];
-        pad[..rest.len()].copy_from_slice(rest);
-        h = mum(h ^ u64::from_le_bytes(pad), P1);
+        h = mum(h ^ load_partial(rest), P1);
     }
     h
+}
+
+/// The 1–7 bytes of `b` as a little-endian word, zero-padded: two
+/// overlapping loads instead of a variable-length copy (which compiles to a
+/// `memcpy` call). Bytes both loads cover are equal, so `|` merges them.
+#[inline(always)]
+fn load_partial(b: &[u8]) -> u64 {
+    let n = b.len();
+    let byte = |i: usize| u64::from(b.get(i).copied().unwrap_or(0));
+    if n >= 4 {
+        let four = |i: usize| {
+            let mut le = [0u8; 4];
+            le.copy_from_slice(&b[i..i + 4]);
+            u64::from(u32::from_le_bytes(le))
+        };
+        four(0) | four(n - 4) << (8 * (n - 4))
+    } else if n > 0 {
+        byte(0) | byte(n / 2) << (8 * (n / 2)) | byte(n - 1) << (8 * (n - 1))
+    } else {
+        0
+    }
 }
 
 /// [`word_hash`] of `w`, a word found at byte `s` of `text` (`s` is only a
@@ -181,6 +200,17 @@ pub(super) fn base_pow(e: usize) -> u64 {
 mod tests {
     use super::*;
     use alloc::vec::Vec;
+
+    /// Every length up to 7 and every byte position: the zero-padded copy.
+    #[test]
+    fn load_partial_is_the_padded_word() {
+        let src: Vec<u8> = (1..=8u8).map(|i| i.wrapping_mul(37) | 0x80).collect();
+        for n in 0..8 {
+            let mut pad = [0u8; 8];
+            pad[..n].copy_from_slice(&src[..n]);
+            assert_eq!(load_partial(&src[..n]), u64::from_le_bytes(pad), "n = {n}");
+        }
+    }
 
     /// The in-text fast paths equal the definition for every word length
     /// (both chunk counts and the long path) at every distance from the

@@ -48,10 +48,12 @@ mod fingerprinter;
 mod hash;
 #[cfg(feature = "lsh")]
 mod lsh;
+mod roll;
 mod sig;
 #[cfg(feature = "serde")]
 mod sig_serde;
 mod sketch;
+mod streaming;
 #[cfg(feature = "interop")]
 mod text;
 
@@ -64,6 +66,7 @@ pub use fingerprinter::FastMinHashFingerprinter;
 #[cfg(feature = "lsh")]
 pub use lsh::FastLshIndex;
 pub use sig::FastMinHashSig;
+pub use streaming::FastMinHashStreaming;
 
 /// The schema word of every [`FastMinHashSig`]: `0x4601` (`'F'`, version
 /// 1), never the default scheme's [`SCHEMA_VERSION`](super::SCHEMA_VERSION)

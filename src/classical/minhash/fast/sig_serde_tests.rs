@@ -73,3 +73,28 @@ fn binary_shape_and_wrong_tag() {
         .to_string();
     assert!(e.contains("expected 1, got 17921"), "{e}");
 }
+
+/// Inside the unified enum the variant tag and the schema word both guard
+/// the scheme: a fast signature under the `MinHash` tag is refused.
+#[test]
+fn fingerprint_enum_round_trip_and_refusal() {
+    let sig = FastMinHashSig::<128> {
+        hashes: [7; 128],
+        ..FastMinHashSig::empty()
+    };
+    let f = crate::Fingerprint::FastMinHash(sig);
+    let json = serde_json::to_string(&f).unwrap();
+    assert!(
+        json.starts_with(r#"{"FastMinHash":{"schema":17921,"#),
+        "{json}"
+    );
+    assert_eq!(
+        serde_json::from_str::<crate::Fingerprint>(&json).unwrap(),
+        f
+    );
+    let relabelled = json.replacen("FastMinHash", "MinHash", 1);
+    let e = serde_json::from_str::<crate::Fingerprint>(&relabelled)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("expected 1, got 17921"), "{e}");
+}

@@ -312,3 +312,25 @@ fn bytes_format_and_errors() {
         "FastMinHashSig<2>[0000000000000102, ffffffffffffffff]"
     );
 }
+
+/// The unified enum carries a fast signature under its own label, apart
+/// from the default scheme's.
+#[test]
+fn fingerprint_enum_variant() {
+    let fp = FastMinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), WordTokenizer);
+    let sig = fp.fingerprint("a few words for the enum").unwrap();
+    let f = crate::Fingerprint::FastMinHash(sig);
+    assert_eq!(f.name(), "fast-minhash-h128-v17921");
+    let m = f.metadata();
+    assert_eq!(m.algorithm, crate::algo::FAST_MINHASH_128);
+    assert_eq!(m.schema_version, FAST_SCHEMA);
+    assert_eq!(m.byte_size, 8 + 8 * 128);
+    assert_ne!(
+        f,
+        crate::Fingerprint::MinHash(crate::MinHashSig {
+            schema: 1,
+            _pad: [0; 6],
+            hashes: sig.hashes,
+        })
+    );
+}
