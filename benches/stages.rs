@@ -364,45 +364,51 @@ fn simhash(c: &mut Criterion, corpus: &Corpus) {
 
 fn streaming(c: &mut Criterion, corpus: &Corpus) {
     let fp = MinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), shingle5());
+    let fast = FastMinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), shingle5());
     let mut g = c.benchmark_group("streaming");
     g.sampling_mode(SamplingMode::Flat);
     g.throughput(Throughput::Bytes(bytes(&corpus.mix)));
     g.bench_function("minhash_k5_h128_4k_chunks", |b| {
         b.iter(|| {
-            let mut acc = 0u64;
-            for d in &corpus.mix {
-                let mut s = MinHashStreaming::new(fp.clone());
-                for chunk in black_box(d.as_bytes()).chunks(STREAM_CHUNK) {
-                    if s.update(chunk).is_err() {
-                        break;
-                    }
-                }
-                if let Ok(sig) = s.finalize() {
-                    acc ^= sig.hashes[0];
-                }
-            }
-            acc
+            stream_all(
+                &corpus.mix,
+                || MinHashStreaming::new(fp.clone()),
+                |s| s.hashes[0],
+            )
         })
     });
-    let fast = FastMinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), shingle5());
     g.bench_function("fast_minhash_k5_h128_4k_chunks", |b| {
         b.iter(|| {
-            let mut acc = 0u64;
-            for d in &corpus.mix {
-                let mut s = FastMinHashStreaming::new(fast.clone());
-                for chunk in black_box(d.as_bytes()).chunks(STREAM_CHUNK) {
-                    if s.update(chunk).is_err() {
-                        break;
-                    }
-                }
-                if let Ok(sig) = s.finalize() {
-                    acc ^= sig.hashes[0];
-                }
-            }
-            acc
+            stream_all(
+                &corpus.mix,
+                || FastMinHashStreaming::new(fast.clone()),
+                |s| s.hashes[0],
+            )
         })
     });
     g.finish();
+}
+
+/// Streams every document in chunks of `STREAM_CHUNK` through a fresh
+/// `make()`, folding one word of each signature into a checksum.
+fn stream_all<S: StreamingFingerprinter>(
+    docs: &[String],
+    make: impl Fn() -> S,
+    word: impl Fn(&S::Output) -> u64,
+) -> u64 {
+    let mut acc = 0u64;
+    for d in docs {
+        let mut s = make();
+        for chunk in black_box(d.as_bytes()).chunks(STREAM_CHUNK) {
+            if s.update(chunk).is_err() {
+                break;
+            }
+        }
+        if let Ok(sig) = s.finalize() {
+            acc ^= word(&sig);
+        }
+    }
+    acc
 }
 
 // ---------------------------------------------------------------------------
