@@ -8,7 +8,7 @@ mod cli_support;
 use cli_support::*;
 use serde_json::Value;
 use txtfp::DedupReport;
-use txtfp::dedup::{EmptyDocuments, MinHashDedup, SimHashDedup};
+use txtfp::dedup::{EmptyDocuments, MinHashDedup, MinHashScheme, SimHashDedup};
 
 const SAMPLE: &str = "examples/data/sample.jsonl";
 
@@ -109,6 +109,51 @@ fn threshold_and_estimated_verification_reach_the_library() {
         .run_texts(&docs.iter().map(|d| d.1.as_str()).collect::<Vec<_>>())
         .unwrap();
     assert_consistent(&dir, &lines, &docs, &lib);
+}
+
+#[test]
+fn fast_scheme_reaches_the_library() {
+    let dir = fresh_dir("minhash_fast");
+    let d = dir.to_str().unwrap();
+    let out = txtfp(&[
+        "dedup",
+        SAMPLE,
+        "-o",
+        d,
+        "--algo",
+        "minhash-fast",
+        "--estimated",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("minhash-fast, word 5-shingles"),
+        "{}",
+        stderr(&out)
+    );
+    let text = read(&data(SAMPLE));
+    let lines: Vec<&str> = text.lines().collect();
+    let docs = corpus(&data(SAMPLE));
+    let texts: Vec<&str> = docs.iter().map(|d| d.1.as_str()).collect();
+    let run = |scheme| {
+        MinHashDedup::new()
+            .with_scheme(scheme)
+            .with_verification(txtfp::dedup::Verification::Estimated)
+            .with_empty_documents(EmptyDocuments::Keep)
+            .run_texts(&texts)
+            .unwrap()
+    };
+    let lib = run(MinHashScheme::Fast);
+    assert_consistent(&dir, &lines, &docs, &lib);
+    // Another scheme's estimates: the same clusters on this sample, but
+    // not the same pair counts, so the CLI did run the fast scheme.
+    let default = run(MinHashScheme::Default);
+    assert_eq!(default.stats.kept, lib.stats.kept);
+    assert_ne!(
+        (default.stats.candidate_pairs, default.stats.verified_pairs),
+        (lib.stats.candidate_pairs, lib.stats.verified_pairs)
+    );
+    let report: Value = serde_json::from_str(&read(&dir.join("report.json"))).unwrap();
+    assert_eq!(report["method"]["algo"], "minhash-fast");
 }
 
 #[test]

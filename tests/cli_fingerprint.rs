@@ -52,6 +52,28 @@ fn json_lines_by_default_with_minhash() {
 }
 
 #[test]
+fn fast_minhash_signatures() {
+    let fp = txtfp::FastMinHashFingerprinter::<_, 128>::new(
+        Canonicalizer::default(),
+        ShingleTokenizer {
+            k: 3,
+            inner: WordTokenizer,
+        },
+    );
+    let out = txtfp(&["fingerprint", "--algo", "minhash-fast", "-k", "3", A]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let line = &json_lines(&stdout(&out))[0];
+    let want = fp.fingerprint(&text(A)).unwrap();
+    assert_eq!(line["algo"], "minhash-fast");
+    assert_eq!(line["shingle"], 3);
+    assert_eq!(line["signature"], want.to_hex());
+    let hex = line["signature"].as_str().unwrap();
+    assert_eq!(txtfp::FastMinHashSig::<128>::from_hex(hex).unwrap(), want);
+    // Tagged: the default scheme's reader refuses it.
+    assert!(txtfp::MinHashSig::<128>::from_hex(hex).is_err());
+}
+
+#[test]
 fn hex_and_base32_lines() {
     let want = simhash().fingerprint(&text(A)).unwrap();
     let out = txtfp(&["fingerprint", "--algo", "simhash", "--format", "hex", A]);

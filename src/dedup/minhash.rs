@@ -7,10 +7,12 @@ use alloc::vec::Vec;
 use super::banding::{check_threshold, default_banding};
 use super::engine::{self, map_range};
 use super::exact::{ExactVerifier, SetMaker};
-use super::{CandidateIndex, DedupReport, EmptyDocuments, Similarity, Verification, Verifier};
+use super::{
+    CandidateIndex, DedupReport, EmptyDocuments, MinHashScheme, Similarity, Verification, Verifier,
+};
 use crate::{
-    Canonicalizer, LshCandidateIndex, LshIndexBuilder, MinHashFingerprinter, MinHashSig, Result,
-    ShingleTokenizer, Tokenizer, WordTokenizer, jaccard,
+    Canonicalizer, FastMinHashFingerprinter, FastMinHashSig, LshCandidateIndex, LshIndexBuilder,
+    MinHashFingerprinter, MinHashSig, Result, ShingleTokenizer, Tokenizer, WordTokenizer, jaccard,
 };
 
 /// Near-duplicate removal with MinHash: fingerprint every document, find
@@ -22,7 +24,7 @@ use crate::{
 /// the banding [`LshIndexBuilder::for_recall`] picks for recall
 /// [`DEFAULT_RECALL`](super::DEFAULT_RECALL) (32 bands × 4 rows at 0.8);
 /// verification by the signatures' estimated Jaccard; empty documents are an
-/// error; pairs are not recorded. The `with_*` methods change one setting
+/// error; pairs are not recorded; the default [`MinHashScheme`]. The `with_*` methods change one setting
 /// each and are checked when a run starts.
 ///
 /// ```
@@ -40,6 +42,7 @@ use crate::{
 #[derive(Clone, Debug)]
 pub struct MinHashDedup<T: Tokenizer = ShingleTokenizer<WordTokenizer>, const H: usize = 128> {
     fp: MinHashFingerprinter<T, H>,
+    scheme: MinHashScheme,
     threshold: f32,
     banding: Option<LshIndexBuilder>,
     verification: Verification,
@@ -84,6 +87,7 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
     pub fn with_fingerprinter(fp: MinHashFingerprinter<T, H>) -> Self {
         Self {
             fp,
+            scheme: MinHashScheme::Default,
             threshold: 0.8,
             banding: None,
             verification: Verification::Exact,
@@ -108,6 +112,13 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
     #[must_use]
     pub fn with_banding(mut self, banding: LshIndexBuilder) -> Self {
         self.banding = Some(banding);
+        self
+    }
+
+    /// Fingerprint with this scheme (default [`MinHashScheme::Default`]).
+    #[must_use]
+    pub fn with_scheme(mut self, scheme: MinHashScheme) -> Self {
+        self.scheme = scheme;
         self
     }
 
@@ -140,6 +151,11 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
     /// The fingerprinter.
     pub fn fingerprinter(&self) -> &MinHashFingerprinter<T, H> {
         &self.fp
+    }
+
+    /// The MinHash scheme.
+    pub fn scheme(&self) -> MinHashScheme {
+        self.scheme
     }
 
     /// The similarity threshold.
@@ -254,12 +270,53 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
         // Configuration errors hold for every document: report them as such.
         self.fp.canonicalizer().check()?;
         self.fp.tokenizer().validate()?;
-        let sigs = engine::fingerprint_all(ids, texts, self.empty, &self.fp)?;
+        match self.scheme {
+            MinHashScheme::Default => {
+                let sigs = engine::fingerprint_all(ids, texts, self.empty, &self.fp)?;
+                self.decide_on(ids, texts, priority, banding, &sigs, jaccard)
+            }
+            MinHashScheme::Fast => {
+                let fast = FastMinHashFingerprinter::<&T, H>::new(
+                    self.fp.canonicalizer().clone(),
+                    self.fp.tokenizer(),
+                )
+                .with_seed(self.fp.seed());
+                let sigs = engine::fingerprint_all(ids, texts, self.empty, &fast)?;
+                self.decide_on(
+                    ids,
+                    texts,
+                    priority,
+                    banding,
+                    &sigs,
+                    FastMinHashSig::jaccard,
+                )
+            }
+        }
+    }
+
+    /// Steps 2–5 of a run over `sigs`, one per text (`None` for a text
+    /// without tokens), whose estimated Jaccard is `estimate`.
+    fn decide_on<S, K, P, Sig>(
+        &self,
+        ids: &[u64],
+        texts: &[S],
+        priority: Option<P>,
+        banding: LshIndexBuilder,
+        sigs: &[Option<Sig>],
+        estimate: fn(&Sig, &Sig) -> f32,
+    ) -> Result<DedupReport>
+    where
+        S: AsRef<str> + Sync,
+        K: Ord,
+        P: FnMut(usize) -> K,
+        Sig: Copy + Send + Sync,
+        LshCandidateIndex<H>: CandidateIndex<Sig>,
+    {
         let mut index = LshCandidateIndex::<H>::with_bands_rows(banding.bands, banding.rows)?;
-        engine::index_all(&mut index, &sigs)?;
+        engine::index_all(&mut index, sigs)?;
         let present: Vec<bool> = sigs.iter().map(Option::is_some).collect();
         if self.verification == Verification::Exact {
-            let needed = engine::with_candidates(&index, &sigs);
+            let needed = engine::with_candidates(&index, sigs);
             let maker = SetMaker {
                 canon: self.fp.canonicalizer(),
                 tok: self.fp.tokenizer(),
@@ -273,16 +330,17 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
                 sets,
                 threshold: self.threshold,
             };
-            let links = engine::link(&sigs, &index, &verifier, self.record_pairs, self.scan_chunk);
+            let links = engine::link(sigs, &index, &verifier, self.record_pairs, self.scan_chunk);
             return Ok(engine::decide(
                 ids, &present, self.empty, links, &verifier, priority,
             ));
         }
         let verifier = SignatureVerifier {
-            sigs: &sigs,
+            sigs,
+            estimate,
             threshold: (self.verification == Verification::Estimated).then_some(self.threshold),
         };
-        let links = engine::link(&sigs, &index, &verifier, self.record_pairs, self.scan_chunk);
+        let links = engine::link(sigs, &index, &verifier, self.record_pairs, self.scan_chunk);
         Ok(engine::decide(
             ids, &present, self.empty, links, &verifier, priority,
         ))
@@ -301,16 +359,44 @@ impl<const H: usize> CandidateIndex<MinHashSig<H>> for LshCandidateIndex<H> {
     }
 }
 
+/// Fast signatures have the same slots layout and are banded the same way
+/// (the band keys read only the slot values); the index never mixes them
+/// with default ones, since a run fingerprints with one scheme.
+impl<const H: usize> CandidateIndex<FastMinHashSig<H>> for LshCandidateIndex<H> {
+    fn insert_batch(&mut self, docs: Vec<(u64, FastMinHashSig<H>)>) -> Result<()> {
+        let slots: Vec<(u64, MinHashSig<H>)> = docs
+            .into_iter()
+            .map(|(id, sig)| (id, as_slots(&sig)))
+            .collect();
+        self.try_extend(slots.iter().map(|(id, sig)| (*id, sig)))
+    }
+
+    fn candidates(&self, sig: &FastMinHashSig<H>) -> Vec<u64> {
+        self.query(&as_slots(sig))
+    }
+}
+
+/// The slot values of a fast signature in the type the banded index reads.
+/// Internal to a run: never returned, stored or compared with a default
+/// signature.
+fn as_slots<const H: usize>(sig: &FastMinHashSig<H>) -> MinHashSig<H> {
+    MinHashSig {
+        hashes: sig.hashes,
+        ..MinHashSig::empty()
+    }
+}
+
 /// Verifies by the signatures' estimated Jaccard; with no threshold
 /// ([`Verification::None`]) every candidate passes.
-struct SignatureVerifier<'a, const H: usize> {
-    sigs: &'a [Option<MinHashSig<H>>],
+struct SignatureVerifier<'a, Sig> {
+    sigs: &'a [Option<Sig>],
+    estimate: fn(&Sig, &Sig) -> f32,
     threshold: Option<f32>,
 }
 
-impl<const H: usize> Verifier for SignatureVerifier<'_, H> {
+impl<Sig: Sync> Verifier for SignatureVerifier<'_, Sig> {
     fn verify(&self, a: usize, b: usize) -> Option<Similarity> {
-        let j = self.estimate(a, b)?;
+        let j = self.jaccard(a, b)?;
         match self.threshold {
             Some(t) if j < t => None,
             _ => Some(Similarity::Jaccard(j)),
@@ -318,12 +404,15 @@ impl<const H: usize> Verifier for SignatureVerifier<'_, H> {
     }
 
     fn similarity(&self, a: usize, b: usize) -> Option<Similarity> {
-        self.estimate(a, b).map(Similarity::Jaccard)
+        self.jaccard(a, b).map(Similarity::Jaccard)
     }
 }
 
-impl<const H: usize> SignatureVerifier<'_, H> {
-    fn estimate(&self, a: usize, b: usize) -> Option<f32> {
-        Some(jaccard(self.sigs[a].as_ref()?, self.sigs[b].as_ref()?))
+impl<Sig> SignatureVerifier<'_, Sig> {
+    fn jaccard(&self, a: usize, b: usize) -> Option<f32> {
+        Some((self.estimate)(
+            self.sigs[a].as_ref()?,
+            self.sigs[b].as_ref()?,
+        ))
     }
 }

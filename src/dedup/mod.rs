@@ -92,6 +92,36 @@ pub enum Verification {
     Exact,
 }
 
+/// Which MinHash scheme [`MinHashDedup`] fingerprints with.
+///
+/// ```
+/// use txtfp::dedup::{MinHashDedup, MinHashScheme};
+/// let docs = [
+///     "the quick brown fox jumps over the lazy dog near the river bank today",
+///     "an entirely different document about astronomy and distant galaxies",
+///     "The quick brown fox jumps over the lazy dog near the river bank today!",
+/// ];
+/// let report = MinHashDedup::new().with_scheme(MinHashScheme::Fast).run_texts(&docs)?;
+/// assert_eq!(report.kept_ids().collect::<Vec<_>>(), [0, 1]);
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum MinHashScheme {
+    /// [`MinHashFingerprinter`](crate::MinHashFingerprinter): txtfp
+    /// 0.3.2's signatures. The default.
+    #[default]
+    Default,
+    /// [`FastMinHashFingerprinter`](crate::FastMinHashFingerprinter) with
+    /// the fingerprinter's canonicalizer, tokenizer and seed (its hash
+    /// family is not used): about 1.6× faster to fingerprint, and its
+    /// Jaccard estimates are at least as accurate. The banding, the
+    /// verification and the report are the same; exact verification does
+    /// not depend on the scheme at all.
+    Fast,
+}
+
 /// What a run does with a document that yields no token (e.g. `""`,
 /// `"   "`, or fewer characters than one token needs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

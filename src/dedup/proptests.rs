@@ -7,10 +7,10 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 
-use super::{DedupReport, EmptyDocuments, MinHashDedup, Similarity, Verification};
+use super::{DedupReport, EmptyDocuments, MinHashDedup, MinHashScheme, Similarity, Verification};
 use crate::{
-    Canonicalizer, Fingerprinter, LshIndexBuilder, MinHashFingerprinter, MinHashSig,
-    ShingleTokenizer, Tokenizer, WordTokenizer, jaccard,
+    Canonicalizer, FastMinHashFingerprinter, FastMinHashSig, Fingerprinter, LshIndexBuilder,
+    MinHashFingerprinter, MinHashSig, ShingleTokenizer, Tokenizer, WordTokenizer, jaccard,
 };
 
 const VOCAB: [&str; 12] = [
@@ -195,6 +195,7 @@ struct Setup {
     record: bool,
     chunk: usize,
     by_length: bool,
+    fast: bool,
 }
 
 fn setup() -> impl Strategy<Value = Setup> {
@@ -214,9 +215,10 @@ fn setup() -> impl Strategy<Value = Setup> {
         any::<bool>(),
         prop::sample::select(vec![1usize, 2, 3, 8192]),
         any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
-            |(threshold, rows, verification, empty, record, chunk, by_length)| Setup {
+            |(threshold, rows, verification, empty, record, chunk, by_length, fast)| Setup {
                 threshold,
                 banding: (rows > 0).then(|| LshIndexBuilder::new(16 / rows, rows)),
                 verification,
@@ -224,6 +226,7 @@ fn setup() -> impl Strategy<Value = Setup> {
                 record,
                 chunk,
                 by_length,
+                fast,
             },
         )
 }
@@ -243,6 +246,9 @@ fn check_minhash<T: Tokenizer + Clone>(
     if let Some(b) = setup.banding {
         dedup = dedup.with_banding(b);
     }
+    if setup.fast {
+        dedup = dedup.with_scheme(MinHashScheme::Fast);
+    }
     dedup.scan_chunk = setup.chunk;
     let items = ids.iter().copied().zip(texts.iter().cloned());
     let result = if setup.by_length {
@@ -250,7 +256,22 @@ fn check_minhash<T: Tokenizer + Clone>(
     } else {
         dedup.run(items)
     };
-    let sigs: Vec<Option<MinHashSig<16>>> = texts.iter().map(|t| fp.fingerprint(t).ok()).collect();
+    // The fast scheme's signatures, its slots in the default type for the
+    // band test (the index bands slot values only).
+    let fast =
+        FastMinHashFingerprinter::<_, 16>::new(fp.canonicalizer().clone(), fp.tokenizer().clone())
+            .with_seed(fp.seed());
+    let fast_sigs: Vec<Option<FastMinHashSig<16>>> =
+        texts.iter().map(|t| fast.fingerprint(t).ok()).collect();
+    let sigs: Vec<Option<MinHashSig<16>>> = if setup.fast {
+        let slots = |s: &FastMinHashSig<16>| MinHashSig {
+            hashes: s.hashes,
+            ..MinHashSig::empty()
+        };
+        fast_sigs.iter().map(|s| s.as_ref().map(slots)).collect()
+    } else {
+        texts.iter().map(|t| fp.fingerprint(t).ok()).collect()
+    };
     if setup.empty == EmptyDocuments::Error
         && let Some(i) = sigs.iter().position(Option::is_none)
     {
@@ -276,7 +297,10 @@ fn check_minhash<T: Tokenizer + Clone>(
     };
     let measure = |a: usize, b: usize| match (setup.verification, &sigs[a], &sigs[b]) {
         (Verification::Exact, _, _) => Similarity::Jaccard(exact(a, b)),
-        (_, Some(x), Some(y)) => Similarity::Jaccard(jaccard(x, y)),
+        (_, Some(x), Some(y)) => Similarity::Jaccard(match (&fast_sigs[a], &fast_sigs[b]) {
+            (Some(f), Some(g)) if setup.fast => f.jaccard(g),
+            _ => jaccard(x, y),
+        }),
         _ => Similarity::Jaccard(f32::NAN),
     };
     let mut pairs = Vec::new();

@@ -40,6 +40,9 @@ pub enum Command {
 pub enum Algo {
     /// MinHash, 128 slots, over word k-shingles (Jaccard).
     Minhash,
+    /// The opt-in fast MinHash scheme, 128 slots (schema 0x4601; never
+    /// comparable with `minhash` signatures).
+    MinhashFast,
     /// 64-bit SimHash over words or word k-shingles (Hamming).
     Simhash,
     /// TLSH 128/1 of the canonical text (at least 50 bytes).
@@ -51,6 +54,9 @@ pub enum Algo {
 pub enum DedupAlgo {
     /// MinHash + banded LSH, pairs verified against `--threshold`.
     Minhash,
+    /// The same with the opt-in fast MinHash scheme (about 1.6× faster
+    /// signatures, estimates at least as accurate).
+    MinhashFast,
     /// SimHash, pairs within `--max-hamming` bits.
     Simhash,
 }

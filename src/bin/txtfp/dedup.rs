@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use txtfp::dedup::{EmptyDocuments, MinHashDedup, SimHashDedup, Verification};
+use txtfp::dedup::{EmptyDocuments, MinHashDedup, MinHashScheme, SimHashDedup, Verification};
 use txtfp::{
     Canonicalizer, DedupReport, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
     WordTokenizer,
@@ -112,11 +112,12 @@ impl Method {
             Empty::Keep => EmptyDocuments::Keep,
             Empty::Drop => EmptyDocuments::Drop,
         };
-        let k = a.tokens.k_for(a.algo == DedupAlgo::Minhash);
+        let minhash = matches!(a.algo, DedupAlgo::Minhash | DedupAlgo::MinhashFast);
+        let k = a.tokens.k_for(minhash);
         check_k(k)?;
         let canon = Canonicalizer::default();
         match a.algo {
-            DedupAlgo::Minhash => {
+            DedupAlgo::Minhash | DedupAlgo::MinhashFast => {
                 let fp = MinHashFingerprinter::<_, 128>::new(
                     canon,
                     ShingleTokenizer {
@@ -129,7 +130,13 @@ impl Method {
                 } else {
                     Verification::Exact
                 };
+                let scheme = if a.algo == DedupAlgo::MinhashFast {
+                    MinHashScheme::Fast
+                } else {
+                    MinHashScheme::Default
+                };
                 let dedup = MinHashDedup::with_fingerprinter(fp)
+                    .with_scheme(scheme)
                     .with_threshold(a.threshold)
                     .with_verification(verification)
                     .with_empty_documents(empty);
@@ -190,7 +197,8 @@ impl Method {
     fn describe(&self) -> String {
         match self {
             Method::MinHash { dedup, k } => format!(
-                "minhash, word {k}-shingles, threshold {}, {} verification",
+                "{}, word {k}-shingles, threshold {}, {} verification",
+                scheme_name(dedup.scheme()),
                 dedup.threshold(),
                 verification_name(dedup.verification())
             ),
@@ -206,7 +214,7 @@ impl Method {
     fn to_json(&self) -> serde_json::Value {
         match self {
             Method::MinHash { dedup, k } => serde_json::json!({
-                "algo": "minhash",
+                "algo": scheme_name(dedup.scheme()),
                 "shingle": k,
                 "slots": 128,
                 // Through its decimal text: 0.8, not 0.800000011920929.
@@ -234,6 +242,14 @@ fn name_document(e: txtfp::Error, docs: &[Doc<'_>]) -> CliError {
     match item.and_then(|i| docs.get(i)) {
         Some(doc) => CliError::Failed(format!("{msg} (input id {})", doc.id)),
         None => CliError::from(e),
+    }
+}
+
+/// The `--algo` value of a MinHash scheme.
+fn scheme_name(s: MinHashScheme) -> &'static str {
+    match s {
+        MinHashScheme::Fast => "minhash-fast",
+        _ => "minhash",
     }
 }
 

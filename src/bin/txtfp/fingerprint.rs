@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use txtfp::{
-    Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
-    TextEncoding, TextForm, TlshFingerprinter, WordTokenizer,
+    Canonicalizer, FastMinHashFingerprinter, Fingerprinter, MinHashFingerprinter, ShingleTokenizer,
+    SimHashFingerprinter, TextEncoding, TextForm, TlshFingerprinter, WordTokenizer,
 };
 
 use crate::args::{Algo, FingerprintArgs, Format};
@@ -18,6 +18,7 @@ use crate::jsonl::Columns;
 /// A configured fingerprinter that returns signatures as text.
 pub enum Signer {
     MinHash(MinHashFingerprinter<ShingleTokenizer<WordTokenizer>, 128>),
+    FastMinHash(FastMinHashFingerprinter<ShingleTokenizer<WordTokenizer>, 128>),
     SimHashWords(SimHashFingerprinter<WordTokenizer>),
     SimHashShingles(SimHashFingerprinter<ShingleTokenizer<WordTokenizer>>),
     Tlsh(TlshFingerprinter),
@@ -34,6 +35,9 @@ impl Signer {
         };
         Ok(match algo {
             Algo::Minhash => Signer::MinHash(MinHashFingerprinter::new(canon, shingles)),
+            Algo::MinhashFast => {
+                Signer::FastMinHash(FastMinHashFingerprinter::new(canon, shingles))
+            }
             Algo::Simhash if k == 1 => {
                 Signer::SimHashWords(SimHashFingerprinter::new(canon, WordTokenizer))
             }
@@ -46,6 +50,7 @@ impl Signer {
     pub fn sign(&self, text: &str, enc: TextEncoding) -> txtfp::Result<String> {
         Ok(match self {
             Signer::MinHash(f) => f.fingerprint(text)?.to_text(enc),
+            Signer::FastMinHash(f) => f.fingerprint(text)?.to_text(enc),
             Signer::SimHashWords(f) => f.fingerprint(text)?.to_text(enc),
             Signer::SimHashShingles(f) => f.fingerprint(text)?.to_text(enc),
             Signer::Tlsh(f) => f.fingerprint(text)?.into_string(),
@@ -56,6 +61,7 @@ impl Signer {
 fn algo_name(a: Algo) -> &'static str {
     match a {
         Algo::Minhash => "minhash",
+        Algo::MinhashFast => "minhash-fast",
         Algo::Simhash => "simhash",
         Algo::Tlsh => "tlsh",
     }
@@ -72,7 +78,9 @@ pub fn run(a: &FingerprintArgs) -> CliResult {
         Format::Base32 => TextEncoding::Base32,
         Format::Json | Format::Hex => TextEncoding::Hex,
     };
-    let k = a.tokens.k_for(a.algo == Algo::Minhash);
+    let k = a
+        .tokens
+        .k_for(matches!(a.algo, Algo::Minhash | Algo::MinhashFast));
     let signer = Signer::new(a.algo, k)?;
     let stdin = [PathBuf::from("-")];
     let files: &[PathBuf] = if a.files.is_empty() { &stdin } else { &a.files };
