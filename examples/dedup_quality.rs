@@ -34,7 +34,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use txtfp::dedup::{EmptyDocuments, MinHashDedup, Verification};
+use txtfp::dedup::{EmptyDocuments, MinHashDedup, MinHashScheme, Verification};
 use txtfp::{Canonicalizer, LshIndexBuilder, ShingleTokenizer, Tokenizer, WordTokenizer};
 
 /// The thresholds reported, in hundredths (exact arithmetic).
@@ -72,9 +72,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!();
     println!(
-        "| t | banding | verification | true pairs | found | correct | precision | recall | FP in [t−0.05, t) | FN in [t, t+0.05) | seconds |"
+        "| t | scheme | banding | verification | true pairs | found | correct | precision | recall | FP in [t−0.05, t) | FN in [t, t+0.05) | seconds |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &t100 in &THRESHOLDS {
         let t = t100 as f32 / 100.0;
         let want: Vec<(u32, u32)> = truth
@@ -83,17 +83,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .map(|p| (p.a, p.b))
             .collect();
         let recall_banding = MinHashDedup::new().with_threshold(t).banding()?;
+        let (default, fast) = (MinHashScheme::Default, MinHashScheme::Fast);
         let runs = [
-            (recall_banding, Verification::None),
-            (recall_banding, Verification::Estimated),
-            (recall_banding, Verification::Exact),
+            (default, recall_banding, Verification::None),
+            (default, recall_banding, Verification::Estimated),
+            (default, recall_banding, Verification::Exact),
             (
+                default,
                 LshIndexBuilder::for_threshold(t, 128)?,
                 Verification::Estimated,
             ),
+            (fast, recall_banding, Verification::None),
+            (fast, recall_banding, Verification::Estimated),
+            (fast, recall_banding, Verification::Exact),
         ];
-        for (banding, verification) in runs {
+        for (scheme, banding, verification) in runs {
             let dedup = MinHashDedup::new()
+                .with_scheme(scheme)
                 .with_threshold(t)
                 .with_banding(banding)
                 .with_verification(verification)
@@ -109,7 +115,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .collect();
             let m = score(&found, &want, &sets, t100);
             println!(
-                "| {t} | {}×{} | {verification:?} | {} | {} | {} | {:.4} | {:.4} | {} | {} | {secs:.2} |",
+                "| {t} | {scheme:?} | {}×{} | {verification:?} | {} | {} | {} | {:.4} | {:.4} | {} | {} | {secs:.2} |",
                 banding.bands,
                 banding.rows,
                 want.len(),
