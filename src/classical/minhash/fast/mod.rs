@@ -27,6 +27,10 @@
 //! layout with schema word [`FAST_SCHEMA`] (`0x4601`) instead of `1`;
 //! bytes, serde and text forms of either type are rejected as the other.
 //! With feature `lsh`, `FastLshIndex` indexes fast signatures only.
+//! [`FastMinHashStreaming`] computes the same signature from a byte
+//! stream, `Fingerprint::FastMinHash` carries it in the unified enum, and
+//! `dedup::MinHashDedup::with_scheme(MinHashScheme::Fast)` deduplicates
+//! with it.
 //!
 //! Tokens are exactly those of the tokenizer's own
 //! [`for_each_token`](crate::Tokenizer::for_each_token); words and word
