@@ -23,9 +23,10 @@ use crate::{
 /// 5-shingles and 128 XXH3 slots (`MinHashFingerprinter::<_, 128>::new`);
 /// the banding [`LshIndexBuilder::for_recall`] picks for recall
 /// [`DEFAULT_RECALL`](super::DEFAULT_RECALL) (32 bands × 4 rows at 0.8);
-/// verification by the signatures' estimated Jaccard; empty documents are an
-/// error; pairs are not recorded; the default [`MinHashScheme`]. The `with_*` methods change one setting
-/// each and are checked when a run starts.
+/// verification by the exact Jaccard of the token sets
+/// ([`Verification::Exact`]); empty documents are an error; pairs are not
+/// recorded; [`MinHashScheme::Default`]. The `with_*` methods change one
+/// setting each and are checked when a run starts.
 ///
 /// ```
 /// use txtfp::dedup::MinHashDedup;

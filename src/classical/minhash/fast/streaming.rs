@@ -24,7 +24,8 @@ use crate::{Error, Result};
 /// round 0 has left a slot empty, and once every slot has a value no later
 /// round can change it. So the stream keeps token hashes (8 bytes each,
 /// repeats dropped) only until every slot is reached, and then frees them:
-/// an ordinary text of a few hundred words or more holds none. The ones
+/// with 128 slots, a text of a thousand distinct shingles or more almost
+/// always holds none (about `H·ln H` reach every slot). The ones
 /// kept are capped at `max_bytes` ([`Self::with_max_bytes`]) as well. A
 /// stream that passes that cap and still leaves a slot empty at the end
 /// (many distinct tokens that all miss one slot: hostile input, or a cap
