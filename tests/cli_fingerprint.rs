@@ -182,10 +182,27 @@ fn compare_table_and_json_match_the_library() {
         cosine_estimate(sa, sb)
     );
     assert_eq!(v["tlsh"]["distance"], d);
+    let fast = txtfp::FastMinHashFingerprinter::<_, 128>::new(
+        Canonicalizer::default(),
+        ShingleTokenizer {
+            k: 5,
+            inner: WordTokenizer,
+        },
+    );
+    let jf = fast
+        .fingerprint(&ta)
+        .unwrap()
+        .jaccard(&fast.fingerprint(&tb).unwrap());
+    assert_eq!(v["minhash_fast"]["jaccard"].as_f64().unwrap() as f32, jf);
+    assert_eq!(v["minhash_fast"]["shingle"], 5);
 
     let out = txtfp(&["compare", A, B]);
     let table = stdout(&out);
     assert!(table.contains(&format!("Jaccard ≈ {j:.4}")), "{table}");
+    assert!(
+        table.contains(&format!("fast     Jaccard ≈ {jf:.4}")),
+        "{table}"
+    );
     assert!(
         table.contains(&format!("Hamming {}/64", hamming(sa, sb))),
         "{table}"

@@ -1,11 +1,12 @@
-//! `txtfp compare A B`: the three similarity measures of two documents.
+//! `txtfp compare A B`: the similarity measures of two documents (MinHash,
+//! the fast MinHash scheme, SimHash, TLSH).
 
 use std::io::Write;
 
 use txtfp::{
-    Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
-    TLSH_MIN_INPUT_BYTES, TlshFingerprinter, WordTokenizer, cosine_estimate, hamming, jaccard,
-    tlsh_distance,
+    Canonicalizer, FastMinHashFingerprinter, Fingerprinter, MinHashFingerprinter, ShingleTokenizer,
+    SimHashFingerprinter, TLSH_MIN_INPUT_BYTES, TlshFingerprinter, WordTokenizer, cosine_estimate,
+    hamming, jaccard, tlsh_distance,
 };
 
 use crate::args::CompareArgs;
@@ -33,6 +34,8 @@ pub fn run(a: &CompareArgs) -> CliResult {
 
     let mh = MinHashFingerprinter::<_, 128>::new(canon.clone(), shingles(k_min));
     let minhash = both(&text_a, &text_b, |t| mh.fingerprint(t)).map(|(x, y)| jaccard(&x, &y));
+    let fast = FastMinHashFingerprinter::<_, 128>::new(canon.clone(), shingles(k_min));
+    let minhash_fast = both(&text_a, &text_b, |t| fast.fingerprint(t)).map(|(x, y)| x.jaccard(&y));
 
     let simhash = if k_sim == 1 {
         let f = SimHashFingerprinter::new(canon.clone(), WordTokenizer);
@@ -53,6 +56,7 @@ pub fn run(a: &CompareArgs) -> CliResult {
         k_min,
         k_sim,
         minhash,
+        minhash_fast,
         simhash,
         tlsh,
     };
@@ -89,13 +93,14 @@ struct Report<'a> {
     k_min: usize,
     k_sim: usize,
     minhash: Result<f32, String>,
+    minhash_fast: Result<f32, String>,
     simhash: Result<(u32, f32), String>,
     tlsh: Result<i32, String>,
 }
 
 impl Report<'_> {
     fn json(&self) -> serde_json::Value {
-        let minhash = match &self.minhash {
+        let jaccard = |r: &Result<f32, String>| match r {
             Ok(j) => serde_json::json!({ "jaccard": j, "shingle": self.k_min, "slots": 128 }),
             Err(e) => serde_json::json!({ "jaccard": null, "shingle": self.k_min, "reason": e }),
         };
@@ -113,7 +118,8 @@ impl Report<'_> {
         serde_json::json!({
             "a": { "name": self.a.0, "bytes": self.a.1 },
             "b": { "name": self.b.0, "bytes": self.b.1 },
-            "minhash": minhash,
+            "minhash": jaccard(&self.minhash),
+            "minhash_fast": jaccard(&self.minhash_fast),
             "simhash": simhash,
             "tlsh": tlsh,
         })
@@ -130,6 +136,13 @@ impl Report<'_> {
                 self.k_min
             ),
             Err(e) => format!("minhash  n/a: {e}\n"),
+        };
+        s += &match &self.minhash_fast {
+            Ok(j) => format!(
+                "fast     Jaccard ≈ {j:.4}   (fast MinHash scheme, word {}-shingles, 128 slots)\n",
+                self.k_min
+            ),
+            Err(e) => format!("fast     n/a: {e}\n"),
         };
         s += &match &self.simhash {
             Ok((d, c)) => format!(
