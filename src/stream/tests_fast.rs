@@ -87,3 +87,25 @@ fn long_document_frees_its_hashes_and_resets() {
     assert_eq!(s.finalize().unwrap(), fp.fingerprint(&text).unwrap());
     assert_eq!(again.finalize().unwrap(), fp.fingerprint(&text).unwrap());
 }
+
+/// The input that found the fused loops taking a word with a space in it
+/// as one piece: one byte per chunk, 128 slots.
+#[test]
+fn a_word_with_a_space_streams_like_offline() {
+    for text in [
+        " \u{a880}",
+        "a \u{93E} b c d e f g",
+        "\u{3000}  \u{200D}\u{93E}\u{93E} x",
+    ] {
+        let fp = FastMinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), WordTokenizer);
+        let mut s = FastMinHashStreaming::new(fp.clone());
+        for c in text.as_bytes().chunks(1) {
+            s.update(c).unwrap();
+        }
+        assert_eq!(
+            s.finalize().unwrap(),
+            fp.fingerprint(text).unwrap(),
+            "{text:?}"
+        );
+    }
+}

@@ -29,6 +29,8 @@ pub use cjk::{CjkSegmenter, CjkTokenizer};
 pub use grapheme::GraphemeTokenizer;
 pub use shingle::{MAX_SHINGLE_K, ShingleTokenizer};
 pub use word::WordTokenizer;
+#[cfg(feature = "minhash")]
+pub(crate) use word::may_have_spaced_words;
 
 /// The token iterator returned by [`Tokenizer::tokens`].
 pub enum TokenStream<'a> {

@@ -6,7 +6,8 @@ use alloc::string::String;
 use super::FastMinHashSig;
 use alloc::vec::Vec;
 
-use super::hash::{BASE, base_pow, finish, token_hash, word_hash_at};
+use super::hash::{BASE, Keys, base_pow, finish, word_hash, word_hash_at};
+use super::roll::Roller;
 use super::sketch::{FastSketch, place};
 use crate::canonical::Canonicalizer;
 use crate::classical::{DEFAULT_SEED, Fingerprinter, hex16};
@@ -167,34 +168,53 @@ fn empty_document() -> Error {
     Error::InvalidInput(String::from("empty document"))
 }
 
-/// Pushes the hash of every token `tok` yields for `text`. Words and word
-/// k-shingles take fused loops over word spans; any other tokenizer is
-/// hashed token by token with [`token_hash`], which defines the values the
-/// fused loops reproduce.
+/// Pushes the hash of every token `tok` yields for `text`, each equal to
+/// [`token_hash`](super::hash::token_hash), the definition. Words and word
+/// k-shingles take fused loops over word spans (or [`spaced_words`] when a
+/// word may contain a space); any other tokenizer's tokens go through the
+/// [`Roller`], which reuses the piece hashes of overlapping tokens.
 pub(super) fn sketch_tokens<T: Tokenizer + ?Sized, const H: usize>(
     tok: &T,
     text: &str,
     sketch: &mut FastSketch<H>,
 ) {
     let keys = sketch.keys;
-    if tok.builtin() == Builtin::Words {
+    // `Some(0)`: words; `Some(k)`: word k-shingles.
+    let fused = if tok.builtin() == Builtin::Words {
+        Some(0)
+    } else if let StreamPlan::Shingle { k, inner } = tok.stream_plan()
+        && k >= 1
+        && inner.builtin() == Builtin::Words
+    {
+        Some(k)
+    } else {
+        None
+    };
+    // A token is hashed as its space-separated pieces ([`token_hash`]) and
+    // the fused loops take each word as one piece, which holds unless a
+    // word contains U+0020. UAX #29 allows that when spaces come right
+    // before a combining mark (`" \u{93E}"` is one word); such a text is
+    // hashed token by token, by the definition.
+    if let Some(k) = fused {
+        if crate::tokenize::may_have_spaced_words(text) {
+            spaced_words(text, k, &keys, &mut sketch.elems);
+            return sketch.bin_all();
+        }
         word_hashes(text, keys.word, &mut sketch.elems);
+        if k > 0 {
+            return shingles_in_place(k, &mut sketch.elems, keys.finish, &mut sketch.bins);
+        }
         for x in &mut sketch.elems {
             *x = finish(*x, keys.finish);
             place(&mut sketch.bins, *x);
         }
         return;
     }
-    if let StreamPlan::Shingle { k, inner } = tok.stream_plan()
-        && k >= 1
-        && inner.builtin() == Builtin::Words
-    {
-        word_hashes(text, keys.word, &mut sketch.elems);
-        return shingles_in_place(k, &mut sketch.elems, keys.finish, &mut sketch.bins);
-    }
-    tok.for_each_token(text, &mut |t| {
-        sketch.elems.push(token_hash(t.as_bytes(), &keys))
-    });
+    // Consecutive shingles share all pieces but one: the roller hashes
+    // only the new one (and equals `token_hash` on any token sequence).
+    let mut roller = Roller::default();
+    let elems = &mut sketch.elems;
+    crate::tokenize::fused::for_each_token(tok, text, |t| elems.push(roller.hash(t, &keys)));
     sketch.bin_all();
 }
 
@@ -211,6 +231,41 @@ fn word_hashes(text: &str, key: u64, out: &mut Vec<u64>) {
         let s = (w.as_ptr() as usize).wrapping_sub(base);
         out.push(word_hash_at(b, s, w, key));
     });
+}
+
+/// The element hashes of the words (`k == 0`) or word k-shingles of a text
+/// in which a word may contain U+0020, by the definition: a word of `m`
+/// space-separated pieces is the `m`-piece polynomial `W` of their hashes,
+/// and a shingle's polynomial over all its pieces is, word by word,
+/// `acc·Bᵐ + W`. Each shingle is summed afresh (k steps), which is fine for
+/// the few documents that come here.
+fn spaced_words(text: &str, k: usize, keys: &Keys, out: &mut Vec<u64>) {
+    let mut words: Vec<(u64, u64)> = Vec::new();
+    crate::tokenize::fused::for_each_token_bytes(&WordTokenizer, text, |w| {
+        let (mut acc, mut pow) = (0u64, 1u64);
+        for piece in w.split(|&c| c == b' ') {
+            acc = acc
+                .wrapping_mul(BASE)
+                .wrapping_add(word_hash(piece, keys.word));
+            pow = pow.wrapping_mul(BASE);
+        }
+        words.push((acc, pow));
+    });
+    let shingle = |ws: &[(u64, u64)]| {
+        let acc = ws
+            .iter()
+            .fold(0u64, |a, &(w, pow)| a.wrapping_mul(pow).wrapping_add(w));
+        finish(acc, keys.finish)
+    };
+    if k == 0 {
+        out.extend(words.iter().map(|&w| shingle(&[w])));
+    } else if words.len() <= k {
+        if !words.is_empty() {
+            out.push(shingle(&words));
+        }
+    } else {
+        out.extend(words.windows(k).map(shingle));
+    }
 }
 
 /// Turns the word hashes in `v` into the hashes of their k-shingles, in

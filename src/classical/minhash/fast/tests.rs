@@ -21,6 +21,9 @@ use crate::{
 fn text_strategy() -> impl Strategy<Value = String> {
     proptest::collection::vec(
         prop_oneof![
+            // A space before an alphabetic combining mark makes one word
+            // that contains the space.
+            "[ a]{0,2}[\\u{93E}\\u{A880}\\u{300}]{1,2}[ a]{0,2}",
             "[a-c0-2 .,:'_\\n\\t-]{0,12}",
             "[\\u{300}\\u{200B}é中ﬁ’ \\u{1F600}a.1]{0,6}",
             "[a-z]{9,20} ",
@@ -333,4 +336,59 @@ fn fingerprint_enum_variant() {
             hashes: sig.hashes,
         })
     );
+}
+
+/// A word with a space in it: the one case where a word is more than one
+/// piece of the definition. The fused paths must hash it (and any shingle
+/// holding it) by the definition. (Found by the streaming proptest.)
+#[test]
+fn words_that_contain_a_space() {
+    for text in [" \u{a880}", "x \u{93E} y z", "a  \u{93E}\u{93E} b c d e f"] {
+        let canonical = Canonicalizer::default().canonicalize(text);
+        let mut words = Vec::new();
+        WordTokenizer.for_each_token(&canonical, &mut |w| words.push(w.to_string()));
+        assert!(words.iter().any(|w| w.contains(' ')), "{words:?}");
+        for k in 1..4 {
+            let sh = ShingleTokenizer {
+                k,
+                inner: WordTokenizer,
+            };
+            assert_eq!(
+                fused_elems(&sh, &canonical, 7),
+                generic_elems(&sh, &canonical, 7),
+                "{text:?} k {k}"
+            );
+            check_against_reference::<_, 128>(&sh, text, 7).unwrap();
+        }
+        assert_eq!(
+            fused_elems(&WordTokenizer, &canonical, 7),
+            generic_elems(&WordTokenizer, &canonical, 7)
+        );
+        check_against_reference::<_, 16>(&WordTokenizer, text, 7).unwrap();
+    }
+}
+
+proptest! {
+    /// Texts dense in the characters that put U+0020 inside a word (spaces,
+    /// wide spaces, joiners, alphabetic marks): the fused paths equal the
+    /// definition, and `may_have_spaced_words` (which sends a text off the
+    /// fused paths) is true whenever a word holds a space.
+    #[test]
+    fn spaced_words_follow_the_definition(
+        parts in proptest::collection::vec(proptest::sample::select(vec![
+            " ", "  ", "a", "1", ".", "'", "_", "\u{93E}", "\u{A880}", "\u{300}", "\u{200D}",
+            "\u{FE0F}", "\u{1F600}", "\u{915}", "\u{E01}", "\u{3000}", "\t", "\n",
+            "\u{1680}", "\u{2000}", "\u{200A}", "\u{205F}", "\u{2007}", "\u{A0}", "\u{AD}",
+            "\u{200B}",
+        ]), 0..16),
+        k in 1usize..4,
+    ) {
+        let text = parts.concat();
+        let sh = ShingleTokenizer { k, inner: WordTokenizer };
+        prop_assert_eq!(fused_elems(&sh, &text, 5), generic_elems(&sh, &text, 5));
+        prop_assert_eq!(fused_elems(&WordTokenizer, &text, 5), generic_elems(&WordTokenizer, &text, 5));
+        let mut spaced = false;
+        WordTokenizer.for_each_token(&text, &mut |w| spaced |= w.contains(' '));
+        prop_assert!(!spaced || crate::tokenize::may_have_spaced_words(&text), "{:?}", text);
+    }
 }
