@@ -210,20 +210,29 @@ fn add_common(block: &mut Block, c: super::block_words_x86_64::Common) {
 }
 
 /// Calls `f(start, end)` for the byte range of every word of
-/// `s.unicode_words()`, in order.
-pub(super) fn for_each_word_span<F: FnMut(usize, usize)>(s: &str, mut f: F) {
+/// `s.unicode_words()`, in order, and returns whether one of them contains
+/// U+0020.
+///
+/// Only `unicode-segmentation` can make such a word (spaces right before a
+/// combining mark, `" \u{93E}"`, are one word): the masks never join a
+/// space. So the check runs on the words of the complex stretches alone,
+/// outside the block loop.
+pub(super) fn for_each_word_span<F: FnMut(usize, usize)>(s: &str, mut f: F) -> bool {
     let b = s.as_bytes();
     let mut pos = 0;
+    let mut spaced = false;
     while pos < b.len() {
         let Some(stop) = scan(b, pos, &mut f) else {
-            return;
+            break;
         };
         let origin = s.as_ptr() as usize;
         pos = stretch_words(s, stop.cut, stop.at, stop.emitted, &mut |w: &str| {
+            spaced |= w.as_bytes().contains(&b' ');
             let start = (w.as_ptr() as usize).wrapping_sub(origin);
             f(start, start + w.len());
         });
     }
+    spaced
 }
 
 /// Where [`scan`] stopped: the complex character at `at`, the split point

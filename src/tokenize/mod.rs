@@ -30,7 +30,7 @@ pub use grapheme::GraphemeTokenizer;
 pub use shingle::{MAX_SHINGLE_K, ShingleTokenizer};
 pub use word::WordTokenizer;
 #[cfg(feature = "minhash")]
-pub(crate) use word::may_have_spaced_words;
+pub(crate) use word::for_each_word_span_spaced;
 
 /// The token iterator returned by [`Tokenizer::tokens`].
 pub enum TokenStream<'a> {

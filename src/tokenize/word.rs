@@ -89,6 +89,24 @@ pub(crate) fn for_each_word_span<F: FnMut(usize, usize)>(input: &str, f: F) {
     super::block_words::for_each_word_span(input, f);
 }
 
+/// [`for_each_word_span`], returning whether some word contains U+0020.
+///
+/// UAX #29 keeps spaces that come right before a character attaching to
+/// them (Extend, Format or ZWJ) in one word with it: `" \u{93E}"` is a
+/// word. A sketch that hashes a word as one piece, where its definition
+/// splits tokens on spaces, must then redo the text by the definition. The
+/// flag costs nothing on ASCII text (no such word) and is set outside the
+/// scanner's hot loop otherwise (see `block_words`).
+#[cfg(feature = "minhash")]
+#[inline(always)]
+pub(crate) fn for_each_word_span_spaced<F: FnMut(usize, usize)>(input: &str, f: F) -> bool {
+    if input.is_ascii() {
+        for_each_ascii_word(input.as_bytes(), f);
+        return false;
+    }
+    super::block_words::for_each_word_span(input, f)
+}
+
 /// [`for_each_word_span`] in batches: `f(starts, ends)` gets the ranges
 /// `starts[i]..ends[i]` of the next words (at least one), in order. ASCII
 /// text is scanned straight into the arrays
@@ -164,65 +182,6 @@ impl SpanBatch {
         }
         self.len = 0;
     }
-}
-
-/// Whether some UAX #29 word of `text` may contain U+0020, which happens
-/// only when spaces come right before a character that attaches to them
-/// (Extend, Format or ZWJ, after a run of `WSegSpace`): then some U+0020 is
-/// directly followed by such a character or by a non-ASCII `WSegSpace`, and
-/// the mixed-text scanner classes all of those as complex. False for ASCII
-/// text and for spaces before letters, digits and punctuation it models,
-/// so the fused sketch loops keep their one-piece words for nearly every
-/// document.
-#[cfg(feature = "minhash")]
-pub(crate) fn may_have_spaced_words(text: &str) -> bool {
-    let b = text.as_bytes();
-    if text.is_ascii() {
-        return false;
-    }
-    // A space at `i` that UAX #29 joins to the character after it (that
-    // character is one the scanner leaves to `unicode-segmentation`, which
-    // then decides on the pair alone).
-    let attaches = |i: usize| {
-        if b[i] != b' '
-            || b.get(i + 1).is_none_or(|&c| c < 0x80)
-            || super::mixed_words::class_at(b, i + 1).0 & super::mixed_words::COMPLEX == 0
-        {
-            return false;
-        }
-        // The space and the character after it.
-        let end = text
-            .get(i..)
-            .and_then(|t| t.char_indices().nth(2))
-            .map_or(text.len(), |(e, _)| i + e);
-        text.get(i..end)
-            .is_some_and(|pair| pair.split_word_bounds().count() == 1)
-    };
-    // Candidates eight bytes at a time: bit 7 of byte `j` of `spaces` is
-    // set where byte `i + j` may be a space (exact for the lowest such
-    // byte, and every candidate is checked exactly), and `next` has bit 7
-    // of byte `j` set where byte `i + j + 1` is not ASCII.
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    let word = |i: usize| {
-        let mut le = [0u8; 8];
-        le.copy_from_slice(&b[i..i + 8]);
-        u64::from_le_bytes(le)
-    };
-    let mut i = 0;
-    while i + 9 <= b.len() {
-        let z = word(i) ^ (ONES * u64::from(b' '));
-        let spaces = z.wrapping_sub(ONES) & !z & HIGHS;
-        let mut cand = spaces & word(i + 1);
-        while cand != 0 {
-            if attaches(i + (cand.trailing_zeros() / 8) as usize) {
-                return true;
-            }
-            cand &= cand - 1;
-        }
-        i += 8;
-    }
-    (i..b.len()).any(attaches)
 }
 
 #[cfg(test)]

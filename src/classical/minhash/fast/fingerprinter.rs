@@ -193,14 +193,14 @@ pub(super) fn sketch_tokens<T: Tokenizer + ?Sized, const H: usize>(
     // A token is hashed as its space-separated pieces ([`token_hash`]) and
     // the fused loops take each word as one piece, which holds unless a
     // word contains U+0020. UAX #29 allows that when spaces come right
-    // before a combining mark (`" \u{93E}"` is one word); such a text is
-    // hashed token by token, by the definition.
+    // before a combining mark (`" \u{93E}"` is one word); the word scan
+    // reports it, and such a text is hashed again by the definition.
     if let Some(k) = fused {
-        if crate::tokenize::may_have_spaced_words(text) {
+        if word_hashes(text, keys.word, &mut sketch.elems) {
+            sketch.elems.clear();
             spaced_words(text, k, &keys, &mut sketch.elems);
             return sketch.bin_all();
         }
-        word_hashes(text, keys.word, &mut sketch.elems);
         if k > 0 {
             return shingles_in_place(k, &mut sketch.elems, keys.finish, &mut sketch.bins);
         }
@@ -218,19 +218,18 @@ pub(super) fn sketch_tokens<T: Tokenizer + ?Sized, const H: usize>(
     sketch.bin_all();
 }
 
-/// Appends the word hash of every UAX #29 word of `text`, in order. The
-/// loop body is kept to a hash and a push: the shingle and bin work runs
-/// afterwards in its own tight loop.
+/// Appends the word hash of every UAX #29 word of `text`, in order, and
+/// returns whether some word contains U+0020 (then the hashes are not the
+/// definition's). The loop body is kept to a hash and a push: the shingle
+/// and bin work runs afterwards in its own tight loop.
 #[inline(always)]
-fn word_hashes(text: &str, key: u64, out: &mut Vec<u64>) {
+fn word_hashes(text: &str, key: u64, out: &mut Vec<u64>) -> bool {
     let b = text.as_bytes();
-    let base = b.as_ptr() as usize;
-    crate::tokenize::fused::for_each_token_bytes(&WordTokenizer, text, move |w| {
-        // The words are slices of `text`: their offset lets the hash read
-        // whole 8-byte words past the end of a short word.
-        let s = (w.as_ptr() as usize).wrapping_sub(base);
-        out.push(word_hash_at(b, s, w, key));
-    });
+    // The words are spans of `text`: the hash reads whole 8-byte words
+    // past the end of a short word.
+    crate::tokenize::for_each_word_span_spaced(text, move |s, e| {
+        out.push(word_hash_at(b, s, &b[s..e], key))
+    })
 }
 
 /// The element hashes of the words (`k == 0`) or word k-shingles of a text
