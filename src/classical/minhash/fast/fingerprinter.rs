@@ -139,10 +139,13 @@ impl<T: Tokenizer, const H: usize> FastMinHashFingerprinter<T, H> {
         self.canon.canonicalize_into(input, buf);
         let mut sketch = FastSketch::<H>::new(self.seed, buf.len() / 8 + 16);
         sketch_tokens(&self.tok, buf, &mut sketch);
-        let hashes = sketch.finish().ok_or_else(empty_document)?;
+        if !sketch.fill() {
+            return Err(empty_document());
+        }
         Ok(FastMinHashSig {
-            hashes,
-            ..FastMinHashSig::empty()
+            schema: super::FAST_SCHEMA,
+            _pad: [0; 6],
+            hashes: sketch.bins,
         })
     }
 }

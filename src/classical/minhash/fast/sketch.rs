@@ -55,13 +55,26 @@ impl<const H: usize> FastSketch<H> {
 
     /// Runs the filling rounds and returns the slots, or `None` when no
     /// element was pushed.
-    pub(super) fn finish(self) -> Option<[u64; H]> {
-        self.finish_with_cap(max_rounds(H))
+    pub(super) fn finish(mut self) -> Option<[u64; H]> {
+        self.fill().then_some(self.bins)
     }
 
+    /// Runs the filling rounds on the bins in place; false when no element
+    /// was pushed. (The fingerprinter then moves the bins out once, into
+    /// the signature: each copy of the `8·H` bytes is a measurable part of
+    /// a short document's time.)
+    pub(super) fn fill(&mut self) -> bool {
+        self.fill_with_cap(max_rounds(H))
+    }
+
+    #[cfg(test)]
     pub(super) fn finish_with_cap(mut self, cap: u64) -> Option<[u64; H]> {
+        self.fill_with_cap(cap).then_some(self.bins)
+    }
+
+    fn fill_with_cap(&mut self, cap: u64) -> bool {
         if self.elems.is_empty() {
-            return None;
+            return false;
         }
         let mut empty = count_empty(&self.bins);
         let mut pair = 0u64;
@@ -92,7 +105,7 @@ impl<const H: usize> FastSketch<H> {
         if empty > 0 {
             fill_from_next(&mut self.bins);
         }
-        Some(self.bins)
+        true
     }
 }
 
