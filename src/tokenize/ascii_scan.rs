@@ -163,9 +163,17 @@ fn class_masks_sse2(b: &[u8; 64]) -> Masks {
 pub(crate) fn for_each_ascii_word<F: FnMut(usize, usize)>(s: &[u8], mut f: F) {
     // Start of a word that runs past the end of the previous block.
     let mut open: Option<usize> = None;
-    for_each_block(s, |base, starts, ends, _| {
+    for_each_block(s, |base, starts, ends, m| {
+        // Runs starting in this block with `_`, the only word character
+        // that is not alphanumeric: nearly always none, and then only a
+        // word carried over from an earlier block needs the check.
+        let underscores = starts & !(m.letter | m.digit);
         pair_spans(base, starts, ends, &mut open, |ws, e| {
-            emit(s, ws, e, &mut f)
+            if ws < base || underscores != 0 {
+                emit(s, ws, e, &mut f)
+            } else {
+                f(ws, e)
+            }
         });
     });
     if let Some(ws) = open {

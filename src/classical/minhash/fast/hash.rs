@@ -109,16 +109,52 @@ pub(super) fn word_hash_at(text: &[u8], s: usize, w: &[u8], key: u64) -> u64 {
         && text.as_ptr().wrapping_add(s) == w.as_ptr()
         && let Some(c) = text.get(s..s.wrapping_add(16))
     {
-        let first = 8 * len.min(8) as u32;
-        let second = 8 * len.saturating_sub(8) as u32;
-        let w0 = load8(c) & (u64::MAX >> (64 - first));
-        let w1 = load8(&c[8..]) & u64::MAX.checked_shr(64 - second).unwrap_or(0);
-        let one = mum(key ^ (len as u64).wrapping_mul(P0) ^ w0, P1);
+        let row = &SHORT[len];
+        let w0 = load8(c) & row.first;
+        let w1 = load8(&c[8..]) & row.second;
+        let one = mum(key ^ row.len_mul ^ w0, P1);
         let two = mum(one ^ w1, P1);
         return if len > 8 { two } else { one };
     }
     word_hash_long(text, s, w, key)
 }
+
+/// What [`word_hash_at`] needs of a length `0..=16`, looked up rather than
+/// computed: variable shifts are three micro-ops each without BMI2.
+struct ShortLen {
+    /// The masks of the word's bytes in its first and second 8 bytes.
+    first: u64,
+    second: u64,
+    /// `len · P0`.
+    len_mul: u64,
+}
+
+static SHORT: [ShortLen; 17] = {
+    const fn low_bytes(n: usize) -> u64 {
+        if n >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * n)) - 1
+        }
+    }
+    let mut t = [const {
+        ShortLen {
+            first: 0,
+            second: 0,
+            len_mul: 0,
+        }
+    }; 17];
+    let mut len = 0;
+    while len <= 16 {
+        t[len] = ShortLen {
+            first: low_bytes(if len < 8 { len } else { 8 }),
+            second: low_bytes(if len > 8 { len - 8 } else { 0 }),
+            len_mul: (len as u64).wrapping_mul(P0),
+        };
+        len += 1;
+    }
+    t
+};
 
 /// [`word_hash_at`] off its fast path: whole 8-byte loads while the text
 /// extends far enough past the word, [`word_hash`] (which copies) near its
