@@ -148,7 +148,7 @@ static SHORT: [ShortLen; 17] = {
     while len <= 16 {
         t[len] = ShortLen {
             first: low_bytes(if len < 8 { len } else { 8 }),
-            second: low_bytes(if len > 8 { len - 8 } else { 0 }),
+            second: low_bytes(len.saturating_sub(8)),
             len_mul: (len as u64).wrapping_mul(P0),
         };
         len += 1;
