@@ -115,7 +115,7 @@ pub enum MinHashScheme {
     Default,
     /// [`FastMinHashFingerprinter`](crate::FastMinHashFingerprinter) with
     /// the fingerprinter's canonicalizer, tokenizer and seed (its hash
-    /// family is not used): about 1.4× faster to fingerprint, and its
+    /// family is not used): about 1.8× faster to fingerprint, and its
     /// Jaccard estimates are at least as accurate. The banding, the
     /// verification and the report are the same; exact verification does
     /// not depend on the scheme at all.

@@ -54,7 +54,7 @@ pub enum Algo {
 pub enum DedupAlgo {
     /// MinHash + banded LSH, pairs verified against `--threshold`.
     Minhash,
-    /// The same with the opt-in fast MinHash scheme (about 1.4× faster
+    /// The same with the opt-in fast MinHash scheme (about 1.8× faster
     /// signatures, estimates at least as accurate).
     MinhashFast,
     /// SimHash, pairs within `--max-hamming` bits.
