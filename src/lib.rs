@@ -74,12 +74,12 @@ pub use fingerprint::{
 pub use tokenize::{CjkSegmenter, CjkTokenizer};
 pub use tokenize::{GraphemeTokenizer, MAX_SHINGLE_K, ShingleTokenizer, Tokenizer, WordTokenizer};
 
-#[cfg(feature = "lsh")]
-pub use classical::minhash::fast::FastLshIndex;
 #[cfg(feature = "minhash")]
 pub use classical::minhash::fast::{
     FAST_SCHEMA, FastMinHashFingerprinter, FastMinHashSig, FastMinHashStreaming,
 };
+#[cfg(feature = "lsh")]
+pub use classical::minhash::fast::{FastLshCandidateIndex, FastLshIndex};
 #[cfg(feature = "minhash")]
 pub use classical::minhash::{
     MinHashFingerprinter, MinHashFingerprinterBuilder, MinHashSig, MinHashStreaming, jaccard,

@@ -1,18 +1,11 @@
 //! [`FastLshIndex`]: the LSH index for [`FastMinHashSig`] signatures.
 
-use alloc::format;
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::{FAST_SCHEMA, FastMinHashSig};
-use crate::{Error, LshIndex, LshIndexBuilder, MinHashSig, Result};
-
-/// Magic of a fast-scheme index file; the rest of the header is the schema
-/// word and six zero bytes, then a complete [`LshIndex`] file.
-const MAGIC: [u8; 8] = *b"TXTFPFMH";
-const HEADER: usize = 16;
-/// The first bytes of a default-scheme [`LshIndex`] file.
-const DEFAULT_MAGIC: [u8; 8] = *b"TXTFPIX\0";
+use super::FastMinHashSig;
+use super::index_file::{self, FULL};
+use crate::{LshIndex, LshIndexBuilder, MinHashSig, Result};
 
 /// A banded LSH index of [`FastMinHashSig`] signatures: [`LshIndex`]'s
 /// buckets, queries and verification (slot agreement is the Jaccard
@@ -73,7 +66,7 @@ impl<const H: usize> FastLshIndex<H> {
     /// An empty index with `bands` bands of `rows` slots.
     ///
     /// # Errors
-    /// [`Error::Config`] unless `bands × rows = H` (the messages of
+    /// [`Error::Config`](crate::Error::Config) unless `bands × rows = H` (the messages of
     /// [`LshIndex::with_bands_rows`]).
     ///
     /// ```
@@ -206,7 +199,7 @@ impl<const H: usize> FastLshIndex<H> {
     /// NaN threshold.
     ///
     /// # Errors
-    /// [`Error::InvalidInput`] when `threshold` is NaN.
+    /// [`Error::InvalidInput`](crate::Error::InvalidInput) when `threshold` is NaN.
     pub fn try_query_with_threshold(
         &self,
         sig: &FastMinHashSig<H>,
@@ -227,7 +220,7 @@ impl<const H: usize> FastLshIndex<H> {
     }
 
     /// The index file: a 16-byte header (`TXTFPFMH`, the schema word
-    /// [`FAST_SCHEMA`] little-endian, six zero bytes) and then an
+    /// [`FAST_SCHEMA`](super::FAST_SCHEMA) little-endian, six zero bytes) and then an
     /// [`LshIndex`] file of the same buckets and slots (versioned and
     /// checksummed; ARCHITECTURE.md, "Index files").
     ///
@@ -245,7 +238,7 @@ impl<const H: usize> FastLshIndex<H> {
     /// # Ok::<(), txtfp::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::from(header());
+        let mut out = Vec::from(index_file::header(FULL));
         out.extend_from_slice(&self.inner.to_bytes());
         out
     }
@@ -253,41 +246,16 @@ impl<const H: usize> FastLshIndex<H> {
     /// Reads the bytes of [`to_bytes`](Self::to_bytes).
     ///
     /// # Errors
-    /// - [`Error::Config`] for a default-scheme [`LshIndex`] file (load it
-    ///   with [`LshIndex::from_bytes`]);
-    /// - [`Error::SchemaMismatch`] for a fast-scheme file of another schema;
-    /// - [`Error::Corrupt`] for anything else that is not such a file, and
+    /// - [`Error::Config`](crate::Error::Config) for a default-scheme [`LshIndex`] file or a
+    ///   [`FastLshCandidateIndex`](super::FastLshCandidateIndex) file,
+    ///   naming the type that loads it;
+    /// - [`Error::SchemaMismatch`](crate::Error::SchemaMismatch) for a fast-scheme file of another schema;
+    /// - [`Error::Corrupt`](crate::Error::Corrupt) for anything else that is not such a file, and
     ///   the errors of [`LshIndex::from_bytes`] for the rest.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        if bytes.starts_with(&DEFAULT_MAGIC) {
-            return Err(Error::Config(
-                "this is a default-scheme LshIndex file (MinHashSig signatures), not a \
-                 FastLshIndex file; load it with LshIndex::from_bytes"
-                    .into(),
-            ));
-        }
-        if bytes.len() < HEADER || bytes[..8] != MAGIC {
-            return Err(Error::Corrupt(format!(
-                "not a FastLshIndex file: expected the magic {:02x?}, got {:02x?}",
-                MAGIC,
-                &bytes[..bytes.len().min(8)]
-            )));
-        }
-        let schema = u16::from_le_bytes([bytes[8], bytes[9]]);
-        if schema != FAST_SCHEMA {
-            return Err(Error::SchemaMismatch {
-                expected: FAST_SCHEMA,
-                actual: schema,
-            });
-        }
-        if bytes[10..HEADER].iter().any(|&b| b != 0) {
-            return Err(Error::Corrupt(format!(
-                "FastLshIndex header bytes 10..16 must be zero, got {:02x?}",
-                &bytes[10..HEADER]
-            )));
-        }
+        let body = index_file::body(bytes, FULL, "FastLshIndex")?;
         Ok(Self {
-            inner: LshIndex::from_bytes(&bytes[HEADER..])?,
+            inner: LshIndex::from_bytes(body)?,
         })
     }
 
@@ -295,7 +263,7 @@ impl<const H: usize> FastLshIndex<H> {
     /// beside it under a temporary name, synced, renamed over it).
     ///
     /// # Errors
-    /// [`Error::Io`] when the file cannot be written.
+    /// [`Error::Io`](crate::Error::Io) when the file cannot be written.
     ///
     /// ```
     /// use txtfp::{FastLshIndex, FastMinHashSig};
@@ -311,7 +279,7 @@ impl<const H: usize> FastLshIndex<H> {
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
         // The bytes of `to_bytes`, streamed: the header, then the inner file.
         crate::lsh::save_atomically(path.as_ref(), |sink| {
-            sink(&header())?;
+            sink(&index_file::header(FULL))?;
             self.inner.write_to(sink)
         })
     }
@@ -319,19 +287,12 @@ impl<const H: usize> FastLshIndex<H> {
     /// Loads a file written by [`save`](Self::save).
     ///
     /// # Errors
-    /// [`Error::Io`] when the file cannot be read, and the errors of
+    /// [`Error::Io`](crate::Error::Io) when the file cannot be read, and the errors of
     /// [`from_bytes`](Self::from_bytes).
     #[cfg(feature = "std")]
     pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
         Self::from_bytes(&std::fs::read(path.as_ref())?)
     }
-}
-
-fn header() -> [u8; HEADER] {
-    let mut h = [0u8; HEADER];
-    h[..8].copy_from_slice(&MAGIC);
-    h[8..10].copy_from_slice(&FAST_SCHEMA.to_le_bytes());
-    h
 }
 
 /// A summary, as [`LshIndex`]'s.

@@ -4,6 +4,7 @@ use alloc::vec;
 
 use super::*;
 use crate::{Canonicalizer, FastMinHashFingerprinter, Fingerprinter, WordTokenizer};
+use crate::{Error, FAST_SCHEMA};
 
 fn sig(x: u64) -> FastMinHashSig<8> {
     FastMinHashSig {

@@ -51,7 +51,11 @@
 mod fingerprinter;
 mod hash;
 #[cfg(feature = "lsh")]
+mod index_file;
+#[cfg(feature = "lsh")]
 mod lsh;
+#[cfg(feature = "lsh")]
+mod lsh_candidates;
 mod roll;
 mod sig;
 #[cfg(feature = "serde")]
@@ -69,6 +73,8 @@ mod tests;
 pub use fingerprinter::FastMinHashFingerprinter;
 #[cfg(feature = "lsh")]
 pub use lsh::FastLshIndex;
+#[cfg(feature = "lsh")]
+pub use lsh_candidates::FastLshCandidateIndex;
 pub use sig::FastMinHashSig;
 pub use streaming::FastMinHashStreaming;
 
