@@ -100,7 +100,10 @@ fn files_round_trip_and_foreign_files_are_refused() {
     assert!(LshIndex::<8>::from_bytes(&bytes).is_err());
     let e = FastLshIndex::<8>::from_bytes(&bytes).unwrap_err();
     assert!(matches!(e, Error::Config(_)), "{e}");
-    assert!(e.to_string().contains("FastLshCandidateIndex::from_bytes"), "{e}");
+    assert!(
+        e.to_string().contains("FastLshCandidateIndex::from_bytes"),
+        "{e}"
+    );
     // Another H, another schema, a dirty header, damage, truncation.
     assert!(FastLshCandidateIndex::<16>::from_bytes(&bytes).is_err());
     let mut schema = bytes.clone();
