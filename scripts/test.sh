@@ -6,8 +6,9 @@
 # target/: ONNX Runtime and the embedding model (scripts/setup-onnx.sh) and
 # py-tlsh (scripts/tlsh_parity.sh).
 #
-#   scripts/test.sh            # setup, fmt, clippy -D warnings, tests (default + every
-#                              # feature that builds offline),
+#   scripts/test.sh            # setup, fmt, clippy -D warnings, tests (the library with
+#                              # default features and with every feature that builds
+#                              # offline; the command-line tool),
 #                              # no_std core build, docs, reference-harness parity
 #   SKIP_PARITY=1 scripts/test.sh   # without the reference-harness parity step
 #
@@ -50,22 +51,26 @@ step "rustfmt"
 cargo fmt --all -- --check
 
 step "clippy (all targets, every offline feature, -D warnings)"
-cargo clippy --all-targets --features "$offline_features" -- -D warnings
+cargo clippy -p txtfp --all-targets --features "$offline_features" -- -D warnings
+cargo clippy -p txtfp-cli --all-targets --all-features -- -D warnings
 # `--all-features` adds the online-only features; lindera builds a placeholder
 # dictionary instead of downloading when DOCS_RS is set (type-check only).
-DOCS_RS=1 cargo clippy --lib --all-features -- -D warnings
+DOCS_RS=1 cargo clippy -p txtfp --lib --all-features -- -D warnings
 
 step "no_std + alloc core (--no-default-features --features minhash,simhash)"
-cargo build --lib --no-default-features --features minhash,simhash
+cargo build -p txtfp --lib --no-default-features --features minhash,simhash
 
 step "tests, default features"
-cargo test 2>&1 | tee -a "$log"
+cargo test -p txtfp 2>&1 | tee -a "$log"
 
 step "tests, every offline feature ($offline_features)"
-cargo test --features "$offline_features" 2>&1 | tee -a "$log"
+cargo test -p txtfp --features "$offline_features" 2>&1 | tee -a "$log"
+
+step "command-line tool (txtfp-cli, every feature)"
+cargo test -p txtfp-cli --all-features 2>&1 | tee -a "$log"
 
 step "rustdoc (deny warnings)"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features "$offline_features"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p txtfp --features "$offline_features"
 
 step "TLSH parity with the reference C++ TLSH (py-tlsh in a venv)"
 scripts/tlsh_parity.sh 2>&1 | tee -a "$log"

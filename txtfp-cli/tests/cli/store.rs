@@ -1,15 +1,14 @@
 //! `txtfp store ingest | query | metrics` on the bundled sample, checked
 //! against the library's `GlobalFingerprintStore` fed the same documents.
 
-#![cfg(all(feature = "cli", feature = "store"))]
+#![cfg(feature = "store")]
 
-mod cli_support;
 
-use cli_support::*;
+use crate::support::*;
 use serde_json::Value;
 use txtfp::store::{GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
 
-const SAMPLE: &str = "examples/data/sample.jsonl";
+const SAMPLE: &str = "../examples/data/sample.jsonl";
 
 /// A decision without its time stamp.
 fn timeless(mut v: Value) -> Value {

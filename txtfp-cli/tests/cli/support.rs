@@ -1,6 +1,6 @@
-//! Running the `txtfp` binary the way a user does, from the crate root.
+//! Running the `txtfp` binary the way a user does, from this crate's folder.
 
-#![allow(dead_code)] // each test file uses a different subset
+#![allow(dead_code)] // each area uses a different subset
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

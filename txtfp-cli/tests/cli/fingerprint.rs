@@ -1,11 +1,9 @@
 //! `txtfp fingerprint` and `txtfp compare`: every output format, files and
 //! stdin, checked against the library's own signatures.
 
-#![cfg(feature = "cli")]
 
-mod cli_support;
 
-use cli_support::*;
+use crate::support::*;
 use serde_json::Value;
 use txtfp::{
     Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
@@ -125,11 +123,11 @@ fn jsonl_records() {
         "--jsonl",
         "--algo",
         "simhash",
-        "examples/data/sample.jsonl",
+        "../examples/data/sample.jsonl",
     ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let lines = json_lines(&stdout(&out));
-    let docs = corpus(&data("examples/data/sample.jsonl"));
+    let docs = corpus(&data("../examples/data/sample.jsonl"));
     assert_eq!(lines.len(), docs.len());
     for (line, (id, t)) in lines.iter().zip(&docs) {
         assert_eq!(&line["id"], id);
@@ -144,7 +142,7 @@ fn jsonl_records() {
         "--jsonl",
         "--format",
         "hex",
-        "examples/data/sample.jsonl",
+        "../examples/data/sample.jsonl",
     ]);
     let first = stdout(&out).lines().next().unwrap().to_string();
     assert_eq!(

@@ -198,7 +198,7 @@ impl Source {
             Kind::Parquet => {
                 let _ = (cols, strict);
                 Err(CliError::Usage(format!(
-                    "{name}: Parquet input needs txtfp built with `--features cli,parquet`"
+                    "{name}: Parquet input needs txtfp-cli built with its `parquet` feature (on by default)"
                 )))
             }
         }

@@ -1,11 +1,9 @@
 //! Bad input and bad usage: messages name the file and line, runs go on
 //! (counting what they skip) unless `--strict`, exit codes 0 / 1 / 2.
 
-#![cfg(feature = "cli")]
 
-mod cli_support;
 
-use cli_support::*;
+use crate::support::*;
 use serde_json::Value;
 
 const MIXED: &str = "tests/data/cli/mixed.jsonl";
@@ -112,17 +110,17 @@ fn unreadable_inputs() {
 #[test]
 fn usage_errors_exit_with_2() {
     for args in [
-        &["dedup", "examples/data/sample.jsonl", "--threshold", "1.5"][..],
+        &["dedup", "../examples/data/sample.jsonl", "--threshold", "1.5"][..],
         &[
             "dedup",
-            "examples/data/sample.jsonl",
+            "../examples/data/sample.jsonl",
             "--algo",
             "simhash",
             "--max-hamming",
             "9",
         ],
-        &["dedup", "examples/data/sample.jsonl", "--no-such-option"],
-        &["dedup", "examples/data/sample.jsonl", "--shingle", "0"],
+        &["dedup", "../examples/data/sample.jsonl", "--no-such-option"],
+        &["dedup", "../examples/data/sample.jsonl", "--shingle", "0"],
         &["dedup"],
         &[
             "fingerprint",
@@ -140,7 +138,7 @@ fn usage_errors_exit_with_2() {
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
         assert!(!stderr(&out).is_empty());
     }
-    let out = txtfp(&["dedup", "examples/data/sample.jsonl", "--threshold", "1.5"]);
+    let out = txtfp(&["dedup", "../examples/data/sample.jsonl", "--threshold", "1.5"]);
     assert!(stderr(&out).contains("--threshold 1.5"), "{}", stderr(&out));
 }
 
@@ -148,12 +146,12 @@ fn usage_errors_exit_with_2() {
 fn refuses_to_overwrite_the_input() {
     let dir = fresh_dir("overwrite");
     let input = dir.join("in.jsonl");
-    std::fs::copy(data("examples/data/sample.jsonl"), &input).unwrap();
+    std::fs::copy(data("../examples/data/sample.jsonl"), &input).unwrap();
     let i = input.to_str().unwrap();
     let out = txtfp(&["dedup", i, "--kept", i]);
     assert_eq!(code(&out), 2);
     assert!(stderr(&out).contains("refusing to overwrite the input"));
-    assert_eq!(read(&input), read(&data("examples/data/sample.jsonl")));
+    assert_eq!(read(&input), read(&data("../examples/data/sample.jsonl")));
 }
 
 #[test]

@@ -1,11 +1,10 @@
 //! `txtfp dedup` on Parquet files written by pyarrow 26 (snappy): the same
 //! decisions as the JSONL of the same rows.
 
-#![cfg(all(feature = "cli", feature = "parquet"))]
+#![cfg(feature = "parquet")]
 
-mod cli_support;
 
-use cli_support::*;
+use crate::support::*;
 use serde_json::Value;
 
 #[test]
@@ -21,7 +20,7 @@ fn parquet_rows_dedup_like_their_jsonl() {
     let js = fresh_dir("parquet_sample_jsonl");
     let out = txtfp(&[
         "dedup",
-        "examples/data/sample.jsonl",
+        "../examples/data/sample.jsonl",
         "-q",
         "-o",
         js.to_str().unwrap(),

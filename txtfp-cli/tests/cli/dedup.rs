@@ -1,16 +1,14 @@
 //! `txtfp dedup` on real files, checked against the library's own
 //! `DedupReport` for the same input.
 
-#![cfg(feature = "cli")]
 
-mod cli_support;
 
-use cli_support::*;
+use crate::support::*;
 use serde_json::Value;
 use txtfp::DedupReport;
 use txtfp::dedup::{EmptyDocuments, MinHashDedup, MinHashScheme, SimHashDedup};
 
-const SAMPLE: &str = "examples/data/sample.jsonl";
+const SAMPLE: &str = "../examples/data/sample.jsonl";
 
 /// Checks kept.jsonl, clusters.jsonl and report.json against `lib`, run over
 /// `docs` with positions as ids.
