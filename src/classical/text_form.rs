@@ -309,10 +309,15 @@ slot_sig_text_form!(MinHashSig);
 
 #[cfg(feature = "tlsh")]
 impl TextForm for crate::TlshFingerprint {
+    /// The 35 bytes after `T1`; empty for a digest written into the public
+    /// field that does not validate (its text form then parses as an error,
+    /// never as another digest).
     fn text_bytes(&self) -> Vec<u8> {
-        // A validated digest is `T1` and 70 hex digits.
+        if self.validate().is_err() {
+            return Vec::new();
+        }
         HEXLOWER_PERMISSIVE
-            .decode(&self.hex().as_bytes()[2..])
+            .decode(&self.hex.as_bytes()[2..])
             .unwrap_or_default()
     }
     fn from_text_bytes(bytes: &[u8]) -> Result<Self> {

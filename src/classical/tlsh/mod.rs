@@ -19,10 +19,11 @@
 //! with tlsh2 and py-tlsh. Distances still come from tlsh2. Needs only `alloc` (works without `std`); [`TlshStreaming`]
 //! implements `std::io::Write` under `std`.
 //!
-//! Differences from 0.3.2 (spec W10): the digest string is private, so every
-//! [`TlshFingerprint`] has passed validation (also when deserialized under
-//! `serde`), and lower-case hex is normalised to upper case, so two spellings
-//! of one digest compare equal. Inputs longer than `u32::MAX` bytes are
+//! Differences from 0.3.2 (COMPAT.md W10): the digest string is still the
+//! public field `hex`, but it is validated where it is used (distance,
+//! serialization) as well as where it is made, and equality, hashing and
+//! ordering compare it with hex letters in upper case, so two spellings of
+//! one digest are one value. Inputs longer than `u32::MAX` bytes are
 //! rejected instead of wrapping TLSH's length field.
 //!
 //! ```
@@ -87,10 +88,11 @@ pub(crate) const ALGORITHM_CONFIG: &str = "tlsh-128-1";
 /// * `1` if the checksums differ;
 /// * the body distance over the 128 two-bit codes (`|Δ|`, with `3` counting `6`).
 ///
-/// Both arguments are validated [`TlshFingerprint`]s, so this cannot fail;
-/// it returns `Result` as 0.3.2 does (0.3.2's error,
-/// `InvalidInput("invalid TLSH hex string of length {n}")`, needed an
-/// invalid digest, which can no longer be built).
+/// # Errors
+/// `InvalidInput("invalid TLSH hex string of length {n}")` (0.3.2's message)
+/// when either digest does not parse: possible only for a digest written
+/// into the public [`TlshFingerprint::hex`] field, since every value this
+/// crate makes is valid.
 ///
 /// ```
 /// use txtfp::{TlshFingerprint, tlsh_distance};
@@ -102,13 +104,22 @@ pub(crate) const ALGORITHM_CONFIG: &str = "tlsh-128-1";
 /// # Ok::<(), txtfp::Error>(())
 /// ```
 pub fn tlsh_distance(a: &TlshFingerprint, b: &TlshFingerprint) -> Result<i32> {
-    Ok(parse(a.hex())?.diff(&parse(b.hex())?, true))
+    Ok(parse(a)?.diff(&parse(b)?, true))
 }
 
-fn parse(hex: &str) -> Result<tlsh2::Tlsh128_1> {
-    hex.parse().map_err(|_| {
-        Error::InvalidInput(format!("invalid TLSH hex string of length {}", hex.len()))
-    })
+/// tlsh2's digest, after our own validation (so that tlsh2's parser only
+/// ever sees `T1` and 70 upper-case hex digits, whatever was written into
+/// the public field).
+fn parse(f: &TlshFingerprint) -> Result<tlsh2::Tlsh128_1> {
+    let invalid =
+        || Error::InvalidInput(format!("invalid TLSH hex string of length {}", f.hex.len()));
+    f.validate().map_err(|_| invalid())?;
+    let upper = if f.hex.bytes().any(|b| b.is_ascii_lowercase()) {
+        alloc::borrow::Cow::Owned(f.hex.to_ascii_uppercase())
+    } else {
+        alloc::borrow::Cow::Borrowed(f.hex.as_str())
+    };
+    upper.parse().map_err(|_| invalid())
 }
 
 /// `InvalidInput` when `n` bytes are too many for TLSH's length field.

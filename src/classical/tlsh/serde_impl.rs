@@ -4,15 +4,22 @@ use alloc::string::String;
 use core::fmt;
 
 use serde::de::{self, Visitor};
+use serde::ser;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::TlshFingerprint;
 
 /// Serialized as its 72-character upper-case digest string (0.3.2 had no
-/// serde for TLSH).
+/// serde for TLSH). A digest written into the public field that does not
+/// validate is a serialization error carrying the validation message.
 impl Serialize for TlshFingerprint {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.hex())
+        self.validate().map_err(ser::Error::custom)?;
+        if self.hex.bytes().any(|b| b.is_ascii_lowercase()) {
+            s.serialize_str(&self.hex.to_ascii_uppercase())
+        } else {
+            s.serialize_str(&self.hex)
+        }
     }
 }
 

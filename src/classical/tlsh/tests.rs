@@ -214,6 +214,84 @@ fn serde_validates() {
     assert_eq!(back, e);
 }
 
+/// 0.3.2's public field: a value written there directly compiles, compares
+/// and hashes by its normalised spelling, and is checked where it is used.
+#[test]
+fn public_field_is_validated_where_used() {
+    let up = TlshFingerprint::new(TEXT_HEX).unwrap();
+    let lower = TlshFingerprint {
+        hex: format!("T1{}", TEXT_HEX[2..].to_ascii_lowercase()),
+    };
+    assert!(lower.validate().is_ok());
+    assert_eq!(lower, up);
+    assert_eq!(lower.cmp(&up), core::cmp::Ordering::Equal);
+    use core::hash::BuildHasher;
+    let hb = hashbrown::DefaultHashBuilder::default();
+    assert_eq!(hb.hash_one(&lower), hb.hash_one(&up));
+    assert_eq!(tlsh_distance(&lower, &up).unwrap(), 0);
+    assert_eq!(lower.distance(&up), 0);
+    // Display shows what is stored, as 0.3.2 did.
+    assert_eq!(lower.to_string(), lower.hex);
+
+    let mut bad = up.clone();
+    bad.hex.truncate(10);
+    assert_eq!(
+        bad.validate().unwrap_err().to_string(),
+        "invalid input: TLSH hex must be 72 chars (T1 + 70 hex), got 10"
+    );
+    assert_eq!(
+        tlsh_distance(&up, &bad).unwrap_err().to_string(),
+        "invalid input: invalid TLSH hex string of length 10"
+    );
+    assert_eq!(bad.distance(&up), i32::MAX);
+    assert_ne!(bad, up);
+    for hex in [
+        String::new(),
+        "T1".into(),
+        "é".repeat(36),
+        format!("t1{}", &TEXT_HEX[2..]),
+        format!("T1{}", "G".repeat(70)),
+    ] {
+        let f = TlshFingerprint { hex };
+        assert!(f.validate().is_err(), "{:?}", f.hex);
+        assert!(tlsh_distance(&f, &up).is_err(), "{:?}", f.hex);
+        assert!(tlsh_distance(&up, &f).is_err(), "{:?}", f.hex);
+    }
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde_rejects_an_invalid_public_field() {
+    let bad = TlshFingerprint { hex: "T1AB".into() };
+    let err = serde_json::to_string(&bad).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("TLSH hex must be 72 chars (T1 + 70 hex), got 4"),
+        "{err}"
+    );
+    // A valid lower-case spelling serializes as the upper-case digest.
+    let lower = TlshFingerprint {
+        hex: format!("T1{}", TEXT_HEX[2..].to_ascii_lowercase()),
+    };
+    assert_eq!(
+        serde_json::to_string(&lower).unwrap(),
+        format!("\"{TEXT_HEX}\"")
+    );
+}
+
+#[cfg(feature = "interop")]
+#[test]
+fn text_form_of_an_invalid_public_field_never_panics() {
+    use crate::classical::TextForm;
+    let up = TlshFingerprint::new(TEXT_HEX).unwrap();
+    assert_eq!(TlshFingerprint::from_hex(&up.to_hex()).unwrap(), up);
+    for hex in [String::new(), "T".into(), "T1ZZ".into()] {
+        let f = TlshFingerprint { hex };
+        assert_eq!(f.to_hex(), "");
+        assert!(TlshFingerprint::from_hex(&f.to_hex()).is_err());
+    }
+}
+
 /// The reference TLSH difference written out from the algorithm's
 /// description, on the hex string, independent of tlsh2.
 fn reference_distance(a: &str, b: &str) -> i32 {
@@ -285,6 +363,17 @@ proptest! {
         if let Ok(f) = TlshFingerprint::new(s.as_str()) {
             prop_assert_eq!(f.hex(), s.to_ascii_uppercase());
         }
+        // Written into the public field: checked where used, never a panic,
+        // and equality agrees with hashing.
+        let raw = TlshFingerprint { hex: s.clone() };
+        prop_assert_eq!(raw.validate().is_ok(), TlshFingerprint::new(s.as_str()).is_ok());
+        let fixed = TlshFingerprint::new(TEXT_HEX).unwrap();
+        prop_assert_eq!(tlsh_distance(&raw, &fixed).is_ok(), raw.validate().is_ok());
+        let upper = TlshFingerprint { hex: s.to_ascii_uppercase() };
+        prop_assert_eq!(&raw, &upper);
+        use core::hash::BuildHasher;
+        let hb = hashbrown::DefaultHashBuilder::default();
+        prop_assert_eq!(hb.hash_one(&raw), hb.hash_one(&upper));
     }
 
     #[test]
