@@ -1,0 +1,8 @@
+//! The global fingerprint store: configuration, the embedded and Redis backends, and
+//! the decisions against a plain reference.
+
+mod config;
+mod embedded;
+mod redis;
+mod reference;
+mod support;
