@@ -3,7 +3,8 @@
 //! bit 2 the smallest piece size (so the splitting path runs on small input).
 //! Checks: no panic, always `Ok` (html2text's own panics are caught and the
 //! piece retried), and the fingerprinting preset never emits `[1]:` footnote
-//! lines for a page without links.
+//! lines for a page without links (unless the page's own text reads `[1]`
+//! once the control characters the converter drops are gone).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -16,6 +17,14 @@ use txtfp::{HtmlOptions, html_to_text, html_to_text_with};
 fn quiet_caught_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| std::panic::set_hook(Box::new(|info| eprintln!("{info}"))));
+}
+
+/// The page without the control characters the converter drops (all but
+/// white space): `[1\x01\x11\x00]` is the page's own `[1]` in the output.
+fn visible(html: &str) -> String {
+    html.chars()
+        .filter(|c| !c.is_control() || c.is_whitespace())
+        .collect()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -40,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
     let text = html_to_text_with(&html, opts).expect("html_to_text_with failed");
     if opts.strip_decorations
         && !html.to_ascii_lowercase().contains("href")
-        && !html.contains("[1]")
+        && !visible(&html).contains("[1]")
     {
         assert!(
             !text.contains("\n[1]: "),
