@@ -3,7 +3,6 @@
 //! every answer closes its connection. Nothing leaves the machine.
 
 #![cfg(any(feature = "openai", feature = "voyage", feature = "cohere"))]
-
 #![allow(dead_code)] // each test file uses a different part
 
 use std::collections::HashMap;

@@ -1,8 +1,6 @@
 //! `txtfp dedup` on real files, checked against the library's own
 //! `DedupReport` for the same input.
 
-
-
 use crate::support::*;
 use serde_json::Value;
 use txtfp::DedupReport;

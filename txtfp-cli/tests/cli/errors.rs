@@ -1,8 +1,6 @@
 //! Bad input and bad usage: messages name the file and line, runs go on
 //! (counting what they skip) unless `--strict`, exit codes 0 / 1 / 2.
 
-
-
 use crate::support::*;
 use serde_json::Value;
 
@@ -110,7 +108,12 @@ fn unreadable_inputs() {
 #[test]
 fn usage_errors_exit_with_2() {
     for args in [
-        &["dedup", "../examples/data/sample.jsonl", "--threshold", "1.5"][..],
+        &[
+            "dedup",
+            "../examples/data/sample.jsonl",
+            "--threshold",
+            "1.5",
+        ][..],
         &[
             "dedup",
             "../examples/data/sample.jsonl",
@@ -138,7 +141,12 @@ fn usage_errors_exit_with_2() {
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
         assert!(!stderr(&out).is_empty());
     }
-    let out = txtfp(&["dedup", "../examples/data/sample.jsonl", "--threshold", "1.5"]);
+    let out = txtfp(&[
+        "dedup",
+        "../examples/data/sample.jsonl",
+        "--threshold",
+        "1.5",
+    ]);
     assert!(stderr(&out).contains("--threshold 1.5"), "{}", stderr(&out));
 }
 

@@ -1,8 +1,6 @@
 //! `txtfp fingerprint` and `txtfp compare`: every output format, files and
 //! stdin, checked against the library's own signatures.
 
-
-
 use crate::support::*;
 use serde_json::Value;
 use txtfp::{

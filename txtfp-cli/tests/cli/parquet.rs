@@ -3,7 +3,6 @@
 
 #![cfg(feature = "parquet")]
 
-
 use crate::support::*;
 use serde_json::Value;
 

@@ -3,7 +3,6 @@
 
 #![cfg(feature = "store")]
 
-
 use crate::support::*;
 use serde_json::Value;
 use txtfp::store::{GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
