@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 8's figures in one run: the reference harness (txtfp 0.3.2) and this
+# The headline speed figures in one run: the reference harness (txtfp 0.3.2) and this
 # crate alternating on core 1 for minhash, simhash and canonical, then this
 # crate's minhash-fast; two rounds; then minhash and minhash-fast on 2 threads.
 #   B=target/release/examples/bench R=/path/to/txtfp-ref C=corpus-large.jsonl \
