@@ -11,7 +11,7 @@
 //! | 5 | [`dedup`] | corpus deduplication: a keep/drop decision per document |
 //!
 //! Signatures are byte-identical to txtfp 0.3.2 for the same configuration
-//! (golden files freeze the format); see README.md for the deliberate fixes.
+//! (golden files freeze the format); COMPAT.md lists every deliberate fix.
 //!
 //! ```
 //! use txtfp::{Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, WordTokenizer, jaccard};

@@ -106,7 +106,7 @@ pub(super) const fn has_folding_u32(u: u32) -> bool {
 }
 
 /// Appends the folding of `c` to `out` and reports whether it differs from
-/// `c` itself (the caller then has to re-check normalization, spec §2.2).
+/// `c` itself (the caller then has to re-check normalization, as 0.3.2 does).
 #[inline]
 pub(super) fn push_folded(out: &mut String, c: char) -> bool {
     if c.is_ascii() {

@@ -3,7 +3,7 @@
 //! # Stage order
 //!
 //! For every configuration the canonical form of `x` is, in this order
-//! (spec §2.2; this is what txtfp 0.3.2 does, whatever its docs say):
+//! (this is what txtfp 0.3.2 does, whatever its docs say):
 //!
 //! 1. **strip** — remove the code points of the hand-written lists of
 //!    [`CanonicalizerBuilder::strip_format`] / [`CanonicalizerBuilder::strip_bidi`]
@@ -55,7 +55,7 @@
 //!   [`Canonicalizer::canonicalize_into`] reuses the caller's buffer.
 //! * **W19** — the table crates are pinned exactly and [`unicode_versions`]
 //!   reports the Unicode versions in force.
-//! * The documentation describes what the code does (spec §14 items 14–16):
+//! * The documentation describes what the code does (COMPAT.md, "Where 0.3.2's documentation and code disagree"):
 //!   the stage order above, full (not simple) folding, the exact strip lists.
 //!   0.3.2's README claim that NFKC growth is capped (§14 item 13) was never
 //!   true and is not made here: normalization and folding can grow text

@@ -1,4 +1,4 @@
-//! The fused strip → normalize → fold → re-normalize pass (spec §2.2).
+//! The fused strip → normalize → fold → re-normalize pass (0.3.2's order of stages).
 //!
 //! txtfp 0.3.2 runs the stages one after the other, each into a new `String`
 //! (P1). Here one left-to-right pass writes straight into the caller's
@@ -77,7 +77,7 @@ impl Core {
     /// Appends the canonical form of `input` (without the skeleton) to `out`.
     pub(super) fn run(self, input: &str, out: &mut String) {
         if input.is_ascii() {
-            // Every stage but folding is the identity on ASCII (spec §2.6).
+            // Every stage but folding is the identity on ASCII.
             push_ascii(out, input, self.fold);
             return;
         }

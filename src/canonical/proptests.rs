@@ -1,4 +1,4 @@
-//! The fused pass against a plain staged implementation of spec §2.2, and
+//! The fused pass against a plain staged implementation of 0.3.2's pipeline, and
 //! the Unicode facts the fused pass and the streaming split rely on.
 
 use alloc::string::{String, ToString};

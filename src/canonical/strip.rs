@@ -1,4 +1,4 @@
-//! The two hand-written strip lists of stage 1 (spec §2.3).
+//! The two hand-written strip lists of stage 1 (the lists 0.3.2 uses, not the Cf category).
 //!
 //! They are deliberately *not* the `Cf` general category: txtfp 0.3.2 strips
 //! exactly these code points, including some that are not `Cf` (the variation

@@ -1,4 +1,4 @@
-//! Conformance tests: the vectors of spec §2.8 and txtfp-0.3.2-vectors.txt
+//! Conformance tests: the canonicalization vectors observed on txtfp 0.3.2 (`vectors.rs`)
 //! (all configurations), the 81 golden records, and the API contract.
 
 use alloc::string::{String, ToString};

@@ -1,6 +1,6 @@
-//! Raw observations of txtfp 0.3.2 (the canonicalize sections of
-//! `shared/spec/txtfp-0.3.2-vectors.txt`, transcribed: one table per
-//! configuration; `tests.rs` names the configurations).
+//! Raw observations of txtfp 0.3.2: the canonicalization vectors observed on
+//! the published crate, transcribed: one table per
+//! configuration (`tests.rs` names the configurations).
 
 /// `== canonicalize (default) ==`
 pub(super) const DEFAULT: &[(&str, &str)] = &[

@@ -1,5 +1,5 @@
 //! The Unicode versions of the tables that decide canonical text and tokens
-//! (spec W19).
+//! (COMPAT.md W19).
 //!
 //! Canonical text — and so every signature — depends on the normalization,
 //! case-folding, segmentation and confusable tables compiled into this build.

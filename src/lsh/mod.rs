@@ -41,7 +41,7 @@
 //! Indexes are saved to a versioned, checksummed file
 //! ([`LshIndex::save`]) that `MappedLshIndex` can
 //! query in place (`mmap` feature). An index holds at most 2³¹ − 1
-//! signatures at once. ARCHITECTURE.md has the details.
+//! signatures at once. BENCHMARKS.md ("Indexes") has the figures.
 //!
 //! [`MinHashSig`]: crate::MinHashSig
 

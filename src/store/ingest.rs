@@ -48,7 +48,7 @@ impl GlobalFingerprintStore {
     /// [`ingest`](Self::ingest) for many documents, in order (each decided
     /// against the store and the documents before it). On the embedded
     /// backend the whole batch is one transaction with one commit (far
-    /// faster than one commit per document, see ARCHITECTURE.md); on Redis
+    /// faster than one commit per document, see BENCHMARKS.md); on Redis
     /// each document is its own transaction.
     ///
     /// ```

@@ -3,7 +3,7 @@
 //! [`SimHashStreaming`](crate::SimHashStreaming).
 //!
 //! txtfp 0.3.2 buffered the whole document and sketched it at `finalize`
-//! (spec §14 item 4: memory O(document)). Here text is canonicalized,
+//! (0.3.2 buffered the whole document: COMPAT.md D1). Here text is canonicalized,
 //! tokenized and sketched while it arrives, and the tokens reaching the
 //! sketch are exactly those of the offline path for the concatenated input,
 //! for every way of cutting it into chunks:
@@ -42,7 +42,7 @@
 //!   `{ offset }`, the stream offset of the first byte of the first invalid
 //!   sequence. 0.3.2 said `InvalidInput("invalid UTF-8 in stream")` with no
 //!   position. As in 0.3.2 the valid prefix of the bad chunk is not kept
-//!   (spec W23): a caller that wants it can feed `chunk[..offset - start]`
+//!   (COMPAT.md W23): a caller that wants it can feed `chunk[..offset - start]`
 //!   again;
 //! - cap → `InvalidInput("streaming buffer exceeded cap: …")` naming the
 //!   size reached and the cap;

@@ -127,7 +127,7 @@ mod tests {
     use alloc::vec;
     use proptest::prelude::*;
 
-    /// Plain reference: spec §3.3 over a token list.
+    /// Plain reference: 0.3.2's shingling over a token list.
     fn reference(tokens: &[String], k: usize) -> Vec<String> {
         if k == 0 || tokens.is_empty() {
             return vec![];

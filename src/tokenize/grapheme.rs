@@ -72,7 +72,7 @@ mod tests {
     }
 
     /// Every row of the `== grapheme ==` section of the 0.3.2 vectors file
-    /// and the examples of spec §3.2.
+    /// and the examples txtfp 0.3.2 was observed to give.
     #[test]
     fn spec_vectors() {
         let cases: &[(&str, &[&str])] = &[

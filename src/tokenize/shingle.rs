@@ -20,7 +20,7 @@ use window::Window;
 /// The largest shingle size [`ShingleTokenizer::validate`] accepts.
 ///
 /// txtfp 0.3.2 had no limit and aborted the process on a huge `k` (it
-/// reserved `k` bytes up front, spec W2). Real shingle sizes are single
+/// reserved `k` bytes up front, COMPAT.md W2). Real shingle sizes are single
 /// digits; 1024 leaves ample room while keeping every window bounded.
 pub const MAX_SHINGLE_K: usize = 1024;
 

@@ -134,7 +134,7 @@ fn full_golden_corpus_small_cjk() {
     );
 }
 
-/// The probe vectors of the spec (txtfp-0.3.2-vectors.txt, "== cjk =="),
+/// The CJK probe vectors observed on txtfp 0.3.2,
 /// with and without HMM, on raw (not canonicalized) text.
 #[test]
 fn spec_vectors_with_and_without_hmm() {

@@ -29,7 +29,7 @@ pub enum Weighting {
     ///
     /// The weight is a real number (accumulated in `f64`). txtfp 0.3.2
     /// truncated it to an integer, so fractional weights below 1 voted
-    /// nothing and the rest were quantized (spec W11); signatures therefore
+    /// nothing and the rest were quantized (COMPAT.md W11); signatures therefore
     /// differ from 0.3.2 for tables with non-integer products.
     IdfWeighted(IdfTable),
 }
@@ -50,7 +50,7 @@ impl Weighting {
 ///
 /// Each token is hashed to 128 bits with the configured [`HashFamily`] and
 /// seed; its low 64 bits vote `±weight` on the 64 output bits (the high half
-/// is unused, as in 0.3.2, so that signatures stay byte-identical — spec W12).
+/// is unused, as in 0.3.2, so that signatures stay byte-identical — COMPAT.md W12).
 /// Bit `b` is set iff the votes on `b` sum to more than zero.
 ///
 /// ```
@@ -143,7 +143,7 @@ impl<T: Tokenizer> SimHashFingerprinter<T> {
     ///
     /// For [`Weighting::IdfWeighted`] the algorithm part is
     /// `"simhash-b64-idf-weighted-" + hex16(table.content_hash())`: unlike
-    /// txtfp 0.3.2, which left the table out (spec W11), two different tables
+    /// txtfp 0.3.2, which left the table out (COMPAT.md W11), two different tables
     /// give different config hashes. Tf and Uniform hashes equal 0.3.2's.
     ///
     /// ```

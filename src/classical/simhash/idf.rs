@@ -17,7 +17,7 @@ use crate::{Error, Result};
 /// Weights are finite and non-negative: [`IdfTable::try_from_pairs`] rejects
 /// anything else, [`IdfTable::from_pairs`] skips it. (txtfp 0.3.2 accepted
 /// NaN, infinite and negative weights and then treated NaN as `1.0` and let
-/// negative ones invert bits — spec W11.)
+/// negative ones invert bits — COMPAT.md W11.)
 ///
 /// Cloning is cheap: the entries are shared behind an `Arc`.
 ///

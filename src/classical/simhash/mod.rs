@@ -15,7 +15,7 @@
 //!   the `newsbot` preset (MD5 tokens, hex strings).
 //!
 //! Tf and Uniform signatures are byte-identical to txtfp 0.3.2. IDF-weighted
-//! ones differ where 0.3.2 truncated `tf × idf` to an integer (spec W11): here
+//! ones differ where 0.3.2 truncated `tf × idf` to an integer (COMPAT.md W11): here
 //! the weight is real-valued, invalid table weights are refused, and the table
 //! is part of [`SimHashFingerprinter::config_hash`].
 //!

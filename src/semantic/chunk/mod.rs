@@ -2,7 +2,7 @@
 //!
 //! Token counts are estimated as `ceil(words × 1.3)` (UAX #29 words), the
 //! English BPE ratio txtfp 0.3.2 uses, so `max_tokens` means the same thing
-//! here. Differences from 0.3.2 (spec W16), each a fix:
+//! here. Differences from 0.3.2 (COMPAT.md W16), each a fix:
 //! - no chunk consists only of the overlap carried from the previous one
 //!   (0.3.2 emitted such a trailing chunk, twice in `Recursive` mode);
 //! - the overlap is shortened when it would push a chunk over `max_tokens`;

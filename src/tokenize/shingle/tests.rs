@@ -13,7 +13,7 @@ use super::strategies::{collect, spaced_words, text};
 use super::*;
 use crate::{GraphemeTokenizer, WordTokenizer};
 
-/// The reference semantics of spec §3.3, written as plainly as possible.
+/// txtfp 0.3.2's shingle semantics, written as plainly as possible.
 fn naive(k: usize, tokens: &[String]) -> Vec<String> {
     if k == 0 || tokens.is_empty() {
         Vec::new()
@@ -59,7 +59,7 @@ impl Tokenizer for SpaceSplit {
     }
 }
 
-/// The `== shingle ==` section of the 0.3.2 vectors file (spec §3.3).
+/// The `== shingle ==` section of the observed 0.3.2 vectors (`canonical/vectors.rs`).
 #[test]
 fn spec_vectors() {
     let cases: &[(usize, &str, &[&str])] = &[

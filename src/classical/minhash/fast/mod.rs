@@ -20,7 +20,7 @@
 //! empty ones, so on short documents (fewer shingles than slots) its
 //! estimates were measurably worse than the default's; the filling rounds
 //! give every slot its own sample and matched or beat the default (figures
-//! in ARCHITECTURE.md, "Fast MinHash"). C-MinHash still needs `H` hash
+//! in BENCHMARKS.md, "MinHash, fast scheme"). C-MinHash still needs `H` hash
 //! evaluations per token, so it saves nothing here.
 //!
 //! **Wire tag.** [`FastMinHashSig`] has [`MinHashSig`](crate::MinHashSig)'s
