@@ -66,6 +66,16 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// already in the index, occurs twice in `items`, or the batch does not
     /// fit (more than 2³¹ − 1 signatures). The first offending item in batch
     /// order is reported.
+    ///
+    /// ```
+    /// use txtfp::{FastLshIndex, FastMinHashSig};
+    /// let sig = |x: u64| FastMinHashSig::<4> { hashes: [x; 4], ..FastMinHashSig::empty() };
+    /// let mut idx = FastLshIndex::<4>::with_bands_rows(2, 2)?;
+    /// idx.try_extend([(1, sig(5)), (2, sig(5)), (3, sig(6))])?;
+    /// assert_eq!(idx.query(&sig(5)), [1, 2]);
+    /// assert!(idx.try_extend([(3, sig(7))]).is_err()); // 3 is stored
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
     pub fn try_extend<I>(&mut self, items: I) -> Result<()>
     where
         I: IntoIterator<Item = (u64, MinHashSig<H, S>)>,

@@ -134,6 +134,16 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
     ///
     /// [`Error::InvalidInput`](crate::Error::InvalidInput), with the index unchanged, when an id is
     /// already stored, repeated in the batch, or the batch does not fit.
+    ///
+    /// ```
+    /// use txtfp::{FastLshCandidateIndex, FastMinHashSig};
+    /// let sig = |x: u64| FastMinHashSig::<8> { hashes: [x; 8], ..FastMinHashSig::empty() };
+    /// let mut idx = FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
+    /// idx.try_extend([(1, &sig(10)), (2, &sig(20))])?;
+    /// assert!(idx.try_extend([(2, &sig(30))]).is_err()); // 2 is stored
+    /// assert_eq!(idx.query_batch(&[sig(20), sig(10)]), [vec![2], vec![1]]);
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
     pub fn try_extend<'a, I>(&mut self, items: I) -> Result<()>
     where
         I: IntoIterator<Item = (u64, &'a MinHashSig<H, S>)>,

@@ -123,6 +123,19 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// The fast scheme's index the same way:
+    ///
+    /// ```
+    /// use txtfp::{FastLshIndex, FastMinHashSig};
+    /// let path = std::env::temp_dir().join(format!("txtfp-fast-doc-{}.idx", std::process::id()));
+    /// let mut idx = FastLshIndex::<8>::with_bands_rows(4, 2)?;
+    /// idx.insert(7, FastMinHashSig::empty());
+    /// idx.save(&path)?;
+    /// assert!(FastLshIndex::<8>::load(&path)?.contains(7));
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
     #[cfg(feature = "std")]
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
         persist::save_atomically(path.as_ref(), |sink| self.write_to(sink))
