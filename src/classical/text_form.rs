@@ -278,34 +278,36 @@ use crate::classical::simhash::{SimHash16, SimHash32, SimHash64, SimHash128};
 #[cfg(feature = "simhash")]
 simhash_text_form!(SimHash16: u16, SimHash32: u32, SimHash64: u64, SimHash128: u128);
 
-/// `TextForm` of a MinHash signature type (`MinHashSig`, `FastMinHashSig`):
-/// exactly its `to_le_bytes`, `8 + 8·H` bytes. A macro because a blanket
-/// impl over the signature types cannot name their `H`.
+/// `TextForm` of a MinHash signature of either scheme (`MinHashSig`,
+/// `FastMinHashSig`): exactly its `to_le_bytes`, `8 + 8·H` bytes. The
+/// schema word comes first, so a fast signature's text starts with its own
+/// prefix (hex `0146…`, where a default-scheme signature starts `0100…`)
+/// and parsing checks it: neither scheme's text parses as the other's.
+///
+/// ```
+/// use txtfp::{FastMinHashSig, MinHashSig, TextForm};
+/// let s = FastMinHashSig::<1> { hashes: [0xab], ..FastMinHashSig::empty() };
+/// assert_eq!(s.to_hex(), "0146000000000000ab00000000000000");
+/// assert_eq!(FastMinHashSig::<1>::from_hex(&s.to_hex())?, s);
+/// assert!(MinHashSig::<1>::from_hex(&s.to_hex()).is_err());
+/// assert!(FastMinHashSig::<1>::from_hex(&MinHashSig::<1>::empty().to_hex()).is_err());
+/// # Ok::<(), txtfp::Error>(())
+/// ```
 #[cfg(feature = "minhash")]
-macro_rules! slot_sig_text_form {
-    ($(#[$attr:meta])* $ty:ident) => {
-        $(#[$attr])*
-        impl<const H: usize> $crate::classical::TextForm for $crate::$ty<H> {
-            fn text_bytes(&self) -> alloc::vec::Vec<u8> {
-                self.to_le_bytes()
-            }
-            fn from_text_bytes(bytes: &[u8]) -> $crate::Result<Self> {
-                Self::from_bytes(bytes)
-            }
-            fn text_byte_len() -> usize {
-                8 + 8 * H
-            }
-            fn text_type_name() -> alloc::string::String {
-                alloc::format!(concat!(stringify!($ty), "<{}>"), H)
-            }
-        }
-    };
+impl<const H: usize, S: crate::classical::minhash::Scheme> TextForm for crate::MinHashSig<H, S> {
+    fn text_bytes(&self) -> Vec<u8> {
+        self.to_le_bytes()
+    }
+    fn from_text_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::from_bytes(bytes)
+    }
+    fn text_byte_len() -> usize {
+        8 + 8 * H
+    }
+    fn text_type_name() -> String {
+        format!("{}<{H}>", S::SIG_NAME)
+    }
 }
-#[cfg(feature = "minhash")]
-pub(crate) use slot_sig_text_form;
-
-#[cfg(feature = "minhash")]
-slot_sig_text_form!(MinHashSig);
 
 #[cfg(feature = "tlsh")]
 impl TextForm for crate::TlshFingerprint {

@@ -10,9 +10,10 @@ use super::exact::{ExactVerifier, SetMaker};
 use super::{
     CandidateIndex, DedupReport, EmptyDocuments, MinHashScheme, Similarity, Verification, Verifier,
 };
+use crate::classical::minhash::Scheme;
 use crate::{
-    Canonicalizer, FastMinHashFingerprinter, FastMinHashSig, LshCandidateIndex, LshIndexBuilder,
-    MinHashFingerprinter, MinHashSig, Result, ShingleTokenizer, Tokenizer, WordTokenizer, jaccard,
+    Canonicalizer, FastMinHashFingerprinter, LshCandidateIndex, LshIndexBuilder,
+    MinHashFingerprinter, MinHashSig, Result, ShingleTokenizer, Tokenizer, WordTokenizer,
 };
 
 /// Near-duplicate removal with MinHash: fingerprint every document, find
@@ -274,7 +275,7 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
         match self.scheme {
             MinHashScheme::Default => {
                 let sigs = engine::fingerprint_all(ids, texts, self.empty, &self.fp)?;
-                self.decide_on(ids, texts, priority, banding, &sigs, jaccard)
+                self.decide_on(ids, texts, priority, banding, &sigs)
             }
             MinHashScheme::Fast => {
                 let fast = FastMinHashFingerprinter::<&T, H>::new(
@@ -283,37 +284,28 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
                 )
                 .with_seed(self.fp.seed());
                 let sigs = engine::fingerprint_all(ids, texts, self.empty, &fast)?;
-                self.decide_on(
-                    ids,
-                    texts,
-                    priority,
-                    banding,
-                    &sigs,
-                    FastMinHashSig::jaccard,
-                )
+                self.decide_on(ids, texts, priority, banding, &sigs)
             }
         }
     }
 
-    /// Steps 2–5 of a run over `sigs`, one per text (`None` for a text
-    /// without tokens), whose estimated Jaccard is `estimate`.
-    fn decide_on<S, K, P, Sig>(
+    /// Steps 2–5 of a run over `sigs` of scheme `Sch`, one per text
+    /// (`None` for a text without tokens).
+    fn decide_on<S, K, P, Sch>(
         &self,
         ids: &[u64],
         texts: &[S],
         priority: Option<P>,
         banding: LshIndexBuilder,
-        sigs: &[Option<Sig>],
-        estimate: fn(&Sig, &Sig) -> f32,
+        sigs: &[Option<MinHashSig<H, Sch>>],
     ) -> Result<DedupReport>
     where
         S: AsRef<str> + Sync,
         K: Ord,
         P: FnMut(usize) -> K,
-        Sig: Copy + Send + Sync,
-        LshCandidateIndex<H>: CandidateIndex<Sig>,
+        Sch: Scheme,
     {
-        let mut index = LshCandidateIndex::<H>::with_bands_rows(banding.bands, banding.rows)?;
+        let mut index = LshCandidateIndex::<H, Sch>::from_builder(banding)?;
         engine::index_all(&mut index, sigs)?;
         let present: Vec<bool> = sigs.iter().map(Option::is_some).collect();
         if self.verification == Verification::Exact {
@@ -338,7 +330,7 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
         }
         let verifier = SignatureVerifier {
             sigs,
-            estimate,
+            estimate: MinHashSig::jaccard,
             threshold: (self.verification == Verification::Estimated).then_some(self.threshold),
         };
         let links = engine::link(sigs, &index, &verifier, self.record_pairs, self.scan_chunk);
@@ -349,41 +341,15 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
 }
 
 /// The run keeps the signatures itself, so the index stores only band keys
-/// (about 220 bytes a document instead of 1.25 KB).
-impl<const H: usize> CandidateIndex<MinHashSig<H>> for LshCandidateIndex<H> {
-    fn insert_batch(&mut self, docs: Vec<(u64, MinHashSig<H>)>) -> Result<()> {
+/// (about 220 bytes a document instead of 1.25 KB); a run fingerprints with
+/// one scheme, and the index is of that scheme.
+impl<const H: usize, S: Scheme> CandidateIndex<MinHashSig<H, S>> for LshCandidateIndex<H, S> {
+    fn insert_batch(&mut self, docs: Vec<(u64, MinHashSig<H, S>)>) -> Result<()> {
         self.try_extend(docs.iter().map(|(id, sig)| (*id, sig)))
     }
 
-    fn candidates(&self, sig: &MinHashSig<H>) -> Vec<u64> {
+    fn candidates(&self, sig: &MinHashSig<H, S>) -> Vec<u64> {
         self.query(sig)
-    }
-}
-
-/// Fast signatures have the same slots layout and are banded the same way
-/// (the band keys read only the slot values); the index never mixes them
-/// with default ones, since a run fingerprints with one scheme.
-impl<const H: usize> CandidateIndex<FastMinHashSig<H>> for LshCandidateIndex<H> {
-    fn insert_batch(&mut self, docs: Vec<(u64, FastMinHashSig<H>)>) -> Result<()> {
-        let slots: Vec<(u64, MinHashSig<H>)> = docs
-            .into_iter()
-            .map(|(id, sig)| (id, as_slots(&sig)))
-            .collect();
-        self.try_extend(slots.iter().map(|(id, sig)| (*id, sig)))
-    }
-
-    fn candidates(&self, sig: &FastMinHashSig<H>) -> Vec<u64> {
-        self.query(&as_slots(sig))
-    }
-}
-
-/// The slot values of a fast signature in the type the banded index reads.
-/// Internal to a run: never returned, stored or compared with a default
-/// signature.
-fn as_slots<const H: usize>(sig: &FastMinHashSig<H>) -> MinHashSig<H> {
-    MinHashSig {
-        hashes: sig.hashes,
-        ..MinHashSig::empty()
     }
 }
 

@@ -16,6 +16,7 @@ use alloc::vec::Vec;
 
 use super::band_key_at;
 use super::index::{LshIndex, full_error};
+use crate::classical::minhash::Scheme;
 use crate::{Error, MinHashSig, Result};
 
 /// Documents whose keys are buffered at once: a huge batch is filed in rounds
@@ -27,7 +28,7 @@ pub(super) const MIN_ROUND: usize = 1 << 16;
 #[cfg(test)]
 pub(super) const MIN_ROUND: usize = 1 << 10;
 
-impl<const H: usize> LshIndex<H> {
+impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// Inserts every `(id, sig)` of `items`; the same index as calling
     /// [`insert`](Self::insert) on each in order, built several times faster
     /// by sorting the batch into the band tables instead of hashing it in.
@@ -49,7 +50,7 @@ impl<const H: usize> LshIndex<H> {
     #[track_caller]
     pub fn extend<I>(&mut self, items: I)
     where
-        I: IntoIterator<Item = (u64, MinHashSig<H>)>,
+        I: IntoIterator<Item = (u64, MinHashSig<H, S>)>,
     {
         if let Err(e) = self.apply_batch(items, false) {
             panic!("LshIndex::extend: {e}");
@@ -65,11 +66,21 @@ impl<const H: usize> LshIndex<H> {
     /// already in the index, occurs twice in `items`, or the batch does not
     /// fit (more than 2³¹ − 1 signatures). The first offending item in batch
     /// order is reported.
+    ///
+    /// ```
+    /// use txtfp::{FastLshIndex, FastMinHashSig};
+    /// let sig = |x: u64| FastMinHashSig::<4> { hashes: [x; 4], ..FastMinHashSig::empty() };
+    /// let mut idx = FastLshIndex::<4>::with_bands_rows(2, 2)?;
+    /// idx.try_extend([(1, sig(5)), (2, sig(5)), (3, sig(6))])?;
+    /// assert_eq!(idx.query(&sig(5)), [1, 2]);
+    /// assert!(idx.try_extend([(3, sig(7))]).is_err()); // 3 is stored
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
     pub fn try_extend<I>(&mut self, items: I) -> Result<()>
     where
-        I: IntoIterator<Item = (u64, MinHashSig<H>)>,
+        I: IntoIterator<Item = (u64, MinHashSig<H, S>)>,
     {
-        let items: Vec<(u64, MinHashSig<H>)> = items.into_iter().collect();
+        let items: Vec<(u64, MinHashSig<H, S>)> = items.into_iter().collect();
         self.core
             .check_fresh(items.iter().map(|e| e.0), "LshIndex::try_extend")?;
         self.apply_batch(items, false)
@@ -97,14 +108,14 @@ impl<const H: usize> LshIndex<H> {
     /// assert!(a.merge(&other).is_err());
     /// # Ok::<(), txtfp::Error>(())
     /// ```
-    pub fn merge(&mut self, other: &LshIndex<H>) -> Result<()> {
+    pub fn merge(&mut self, other: &LshIndex<H, S>) -> Result<()> {
         if (other.bands, other.rows) != (self.bands, self.rows) {
             return Err(Error::Config(format!(
                 "LshIndex::merge: cannot merge an index of {} bands × {} rows into one of {} bands × {} rows",
                 other.bands, other.rows, self.bands, self.rows
             )));
         }
-        let items: Vec<(u64, MinHashSig<H>)> = other.iter().map(|(id, s)| (id, *s)).collect();
+        let items: Vec<(u64, MinHashSig<H, S>)> = other.iter().map(|(id, s)| (id, *s)).collect();
         self.core
             .check_fresh(items.iter().map(|e| e.0), "LshIndex::merge")?;
         self.apply_batch(items, cfg!(feature = "parallel"))
@@ -114,7 +125,7 @@ impl<const H: usize> LshIndex<H> {
     /// far and then reports the error.
     pub(super) fn apply_batch<I>(&mut self, items: I, par: bool) -> Result<()>
     where
-        I: IntoIterator<Item = (u64, MinHashSig<H>)>,
+        I: IntoIterator<Item = (u64, MinHashSig<H, S>)>,
     {
         let mut items = items.into_iter().peekable();
         let mut outcome = Ok(());

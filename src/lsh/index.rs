@@ -1,4 +1,5 @@
-//! [`LshIndex`]: storage, insert/remove and queries.
+//! [`LshIndex`]: storage, insert/remove and queries, for either MinHash
+//! scheme.
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -8,10 +9,14 @@ use super::band_keys;
 use super::builder::check_banding;
 use super::core::Core;
 use super::table::MAX_SLOTS;
-use crate::{Error, MinHashSig, Result, jaccard};
+use crate::classical::minhash::{Classic, Scheme};
+use crate::{Error, LshIndexBuilder, MinHashSig, Result};
 
-/// A banded LSH index of [`MinHashSig<H>`] signatures under caller-chosen
-/// `u64` ids.
+/// A banded LSH index of [`MinHashSig<H, S>`] signatures under
+/// caller-chosen `u64` ids. The scheme `S` defaults to the default scheme
+/// ([`Classic`]); [`FastLshIndex`](crate::FastLshIndex) is the index of
+/// the fast scheme's signatures, with the same buckets and queries and
+/// files of its own.
 ///
 /// Create it with [`LshIndexBuilder`](crate::LshIndexBuilder) (usually
 /// [`for_threshold`](crate::LshIndexBuilder::for_threshold)) or
@@ -37,16 +42,16 @@ use crate::{Error, MinHashSig, Result, jaccard};
 /// # Ok::<(), txtfp::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct LshIndex<const H: usize> {
+pub struct LshIndex<const H: usize, S: Scheme = Classic> {
     pub(super) bands: usize,
     pub(super) rows: usize,
     /// Signature of each slot (stale for dead and free slots).
-    pub(super) sigs: Vec<MinHashSig<H>>,
+    pub(super) sigs: Vec<MinHashSig<H, S>>,
     /// Ids, slots and one key table per band.
     pub(super) core: Core,
 }
 
-impl<const H: usize> LshIndex<H> {
+impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// An empty index with `bands` bands of `rows` slots.
     ///
     /// # Errors
@@ -69,6 +74,24 @@ impl<const H: usize> LshIndex<H> {
             sigs: Vec::new(),
             core: Core::new(bands),
         })
+    }
+
+    /// An empty index with the banding of `builder` (e.g.
+    /// [`LshIndexBuilder::for_recall`]); as
+    /// [`LshIndexBuilder::try_build`], for either scheme.
+    ///
+    /// # Errors
+    /// As [`LshIndexBuilder::try_build`].
+    ///
+    /// ```
+    /// use txtfp::{FastLshIndex, LshIndexBuilder};
+    /// let idx = FastLshIndex::<128>::from_builder(LshIndexBuilder::for_recall(0.8, 128, 0.999)?)?;
+    /// assert_eq!((idx.bands(), idx.rows()), (32, 4));
+    /// assert!(txtfp::FastLshIndex::<128>::with_bands_rows(32, 3).is_err());
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
+    pub fn from_builder(builder: LshIndexBuilder) -> Result<Self> {
+        Self::with_bands_rows(builder.bands, builder.rows)
     }
 
     /// Number of bands.
@@ -101,7 +124,7 @@ impl<const H: usize> LshIndex<H> {
     /// (like `Vec::push` on capacity overflow); [`try_insert`](Self::try_insert)
     /// reports that as an error instead.
     #[track_caller]
-    pub fn insert(&mut self, id: u64, sig: MinHashSig<H>) {
+    pub fn insert(&mut self, id: u64, sig: MinHashSig<H, S>) {
         if let Err(e) = self.try_insert(id, sig) {
             panic!("LshIndex::insert: {e}");
         }
@@ -114,7 +137,7 @@ impl<const H: usize> LshIndex<H> {
     ///
     /// [`Error::InvalidInput`] when `id` is new and the index already holds
     /// 2³¹ − 1 signatures; the index is then unchanged.
-    pub fn try_insert(&mut self, id: u64, sig: MinHashSig<H>) -> Result<()> {
+    pub fn try_insert(&mut self, id: u64, sig: MinHashSig<H, S>) -> Result<()> {
         if let Some(slot) = self.core.slot(id) {
             if self.sigs[slot as usize].hashes == sig.hashes {
                 // Same buckets; only the non-hash fields may differ.
@@ -132,7 +155,7 @@ impl<const H: usize> LshIndex<H> {
     }
 
     /// Gives the new `id` a slot holding `sig`, filed in no table yet.
-    pub(super) fn place(&mut self, id: u64, sig: MinHashSig<H>) -> Option<u32> {
+    pub(super) fn place(&mut self, id: u64, sig: MinHashSig<H, S>) -> Option<u32> {
         let (fresh, slot) = self.core.alloc(id)?;
         if fresh {
             self.sigs.push(sig);
@@ -144,7 +167,7 @@ impl<const H: usize> LshIndex<H> {
 
     /// Removes and returns the signature stored under `id`, dropping it from
     /// every bucket.
-    pub fn remove(&mut self, id: u64) -> Option<MinHashSig<H>> {
+    pub fn remove(&mut self, id: u64) -> Option<MinHashSig<H, S>> {
         let slot = self.core.kill(id)?;
         let sig = self.sigs[slot as usize];
         self.core.maybe_compact();
@@ -152,7 +175,7 @@ impl<const H: usize> LshIndex<H> {
     }
 
     /// The signature stored under `id`.
-    pub fn get(&self, id: u64) -> Option<&MinHashSig<H>> {
+    pub fn get(&self, id: u64) -> Option<&MinHashSig<H, S>> {
         self.core.slot(id).map(|slot| &self.sigs[slot as usize])
     }
 
@@ -167,7 +190,7 @@ impl<const H: usize> LshIndex<H> {
     }
 
     /// All `(id, signature)` pairs, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (u64, &MinHashSig<H>)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &MinHashSig<H, S>)> + '_ {
         self.core
             .id_slots()
             .map(|(id, slot)| (id, &self.sigs[slot as usize]))
@@ -177,7 +200,7 @@ impl<const H: usize> LshIndex<H> {
     /// duplicates, and not checked for similarity (see
     /// [`query_with_threshold`](Self::query_with_threshold)). A stored copy of
     /// `sig` itself is included.
-    pub fn query(&self, sig: &MinHashSig<H>) -> Vec<u64> {
+    pub fn query(&self, sig: &MinHashSig<H, S>) -> Vec<u64> {
         let mut slots = self.candidate_slots(sig);
         let mut out: Vec<u64> = slots.drain(..).map(|s| self.core.id(s)).collect();
         out.sort_unstable();
@@ -185,13 +208,14 @@ impl<const H: usize> LshIndex<H> {
     }
 
     /// The ids of [`query`](Self::query) whose stored signature has
-    /// [`jaccard`]`(sig, stored) >= threshold`, ascending.
+    /// [`jaccard`](crate::jaccard)`(sig, stored) >= threshold` (the
+    /// fraction of equal slots, [`MinHashSig::jaccard`]), ascending.
     ///
     /// `threshold` is clamped to `[0, 1]`. A NaN threshold matches nothing
     /// and returns an empty vector, as in txtfp 0.3.2; use
     /// [`try_query_with_threshold`](Self::try_query_with_threshold) to have it
     /// reported instead.
-    pub fn query_with_threshold(&self, sig: &MinHashSig<H>, threshold: f32) -> Vec<u64> {
+    pub fn query_with_threshold(&self, sig: &MinHashSig<H, S>, threshold: f32) -> Vec<u64> {
         if threshold.is_nan() {
             return Vec::new();
         }
@@ -199,7 +223,7 @@ impl<const H: usize> LshIndex<H> {
         let slots = self.candidate_slots(sig);
         let mut out: Vec<u64> = slots
             .into_iter()
-            .filter(|&s| jaccard(sig, &self.sigs[s as usize]) >= threshold)
+            .filter(|&s| sig.jaccard(&self.sigs[s as usize]) >= threshold)
             .map(|s| self.core.id(s))
             .collect();
         out.sort_unstable();
@@ -226,7 +250,7 @@ impl<const H: usize> LshIndex<H> {
     /// ```
     pub fn try_query_with_threshold(
         &self,
-        sig: &MinHashSig<H>,
+        sig: &MinHashSig<H, S>,
         threshold: f32,
     ) -> Result<Vec<u64>> {
         if threshold.is_nan() {
@@ -238,7 +262,7 @@ impl<const H: usize> LshIndex<H> {
     }
 
     /// Distinct live slots sharing a band bucket with `sig`, ascending.
-    fn candidate_slots(&self, sig: &MinHashSig<H>) -> Vec<u32> {
+    fn candidate_slots(&self, sig: &MinHashSig<H, S>) -> Vec<u32> {
         let mut slots = Vec::with_capacity(2 * self.bands);
         self.core
             .candidates(band_keys(&sig.hashes, self.rows), &mut slots);
@@ -279,7 +303,7 @@ impl<const H: usize> LshIndex<H> {
     /// # Ok::<(), txtfp::Error>(())
     /// ```
     pub fn memory_usage(&self) -> usize {
-        self.sigs.capacity() * core::mem::size_of::<MinHashSig<H>>()
+        self.sigs.capacity() * core::mem::size_of::<MinHashSig<H, S>>()
             + self.core.heap_bytes()
             + self.core.tables() * core::mem::size_of::<super::run::Run>()
     }
@@ -292,10 +316,11 @@ pub(super) fn full_error(wanted: usize) -> Error {
     ))
 }
 
-/// A summary (the signatures themselves would be pages of hex).
-impl<const H: usize> fmt::Debug for LshIndex<H> {
+/// A summary (the signatures themselves would be pages of hex), under the
+/// index's name (`LshIndex` or `FastLshIndex`).
+impl<const H: usize, S: Scheme> fmt::Debug for LshIndex<H, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LshIndex")
+        f.debug_struct(S::INDEX_NAME)
             .field("h", &H)
             .field("bands", &self.bands)
             .field("rows", &self.rows)
@@ -303,3 +328,6 @@ impl<const H: usize> fmt::Debug for LshIndex<H> {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -62,6 +62,7 @@ mod prefetch;
 mod query_batch;
 mod run;
 mod save;
+mod scheme_file;
 mod scurve;
 #[cfg(feature = "simhash")]
 mod simhash;
@@ -77,8 +78,6 @@ pub use index::LshIndex;
 #[cfg(feature = "mmap")]
 pub use mapped::MappedLshIndex;
 pub use persist::INDEX_FORMAT_VERSION;
-#[cfg(feature = "std")]
-pub(crate) use persist::save_atomically;
 #[cfg(all(feature = "simhash", feature = "mmap"))]
 pub use simhash::MappedSimHashIndex;
 #[cfg(feature = "simhash")]

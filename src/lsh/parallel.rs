@@ -4,9 +4,10 @@
 use alloc::vec::Vec;
 
 use super::index::LshIndex;
+use crate::classical::minhash::Scheme;
 use crate::{MinHashSig, Result};
 
-impl<const H: usize> LshIndex<H> {
+impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// Inserts every `(id, sig)` of `items`, computing band keys and filling
     /// the band tables on the rayon thread pool.
     ///
@@ -41,7 +42,7 @@ impl<const H: usize> LshIndex<H> {
     #[track_caller]
     pub fn extend_par<I>(&mut self, items: I)
     where
-        I: IntoIterator<Item = (u64, MinHashSig<H>)>,
+        I: IntoIterator<Item = (u64, MinHashSig<H, S>)>,
     {
         if let Err(e) = self.apply_batch(items, true) {
             panic!("LshIndex::extend_par: {e}");
@@ -74,9 +75,9 @@ impl<const H: usize> LshIndex<H> {
     /// ```
     pub fn try_extend_par<I>(&mut self, items: I) -> Result<()>
     where
-        I: IntoIterator<Item = (u64, MinHashSig<H>)>,
+        I: IntoIterator<Item = (u64, MinHashSig<H, S>)>,
     {
-        let items: Vec<(u64, MinHashSig<H>)> = items.into_iter().collect();
+        let items: Vec<(u64, MinHashSig<H, S>)> = items.into_iter().collect();
         self.core
             .check_fresh(items.iter().map(|e| e.0), "LshIndex::try_extend_par")?;
         self.apply_batch(items, true)

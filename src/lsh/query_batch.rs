@@ -8,14 +8,15 @@ use super::band_key_at;
 use super::candidates::LshCandidateIndex;
 use super::index::LshIndex;
 use super::prefetch::prefetch;
-use crate::{MinHashSig, jaccard};
+use crate::MinHashSig;
+use crate::classical::minhash::Scheme;
 
 /// Queries a rayon task answers in one go (enough to amortise the task,
 /// few enough to balance the pool).
 #[cfg(feature = "parallel")]
 const PAR_CHUNK: usize = 512;
 
-impl<const H: usize> LshIndex<H> {
+impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// [`query`](Self::query) of every signature of `sigs`, in order; faster
     /// than one call per signature.
     ///
@@ -27,7 +28,7 @@ impl<const H: usize> LshIndex<H> {
     /// assert_eq!(idx.query_batch(&[sig(20), sig(30)]), [vec![2, 3], vec![]]);
     /// # Ok::<(), txtfp::Error>(())
     /// ```
-    pub fn query_batch(&self, sigs: &[MinHashSig<H>]) -> Vec<Vec<u64>> {
+    pub fn query_batch(&self, sigs: &[MinHashSig<H, S>]) -> Vec<Vec<u64>> {
         self.batch(sigs, None)
     }
 
@@ -47,7 +48,7 @@ impl<const H: usize> LshIndex<H> {
     /// ```
     pub fn query_batch_with_threshold(
         &self,
-        sigs: &[MinHashSig<H>],
+        sigs: &[MinHashSig<H, S>],
         threshold: f32,
     ) -> Vec<Vec<u64>> {
         if threshold.is_nan() {
@@ -58,7 +59,7 @@ impl<const H: usize> LshIndex<H> {
 
     /// [`query_batch`](Self::query_batch) on the rayon thread pool.
     #[cfg(feature = "parallel")]
-    pub fn query_batch_par(&self, sigs: &[MinHashSig<H>]) -> Vec<Vec<u64>> {
+    pub fn query_batch_par(&self, sigs: &[MinHashSig<H, S>]) -> Vec<Vec<u64>> {
         use rayon::prelude::*;
         sigs.par_chunks(PAR_CHUNK)
             .flat_map_iter(|c| self.batch(c, None))
@@ -70,7 +71,7 @@ impl<const H: usize> LshIndex<H> {
     #[cfg(feature = "parallel")]
     pub fn query_batch_with_threshold_par(
         &self,
-        sigs: &[MinHashSig<H>],
+        sigs: &[MinHashSig<H, S>],
         threshold: f32,
     ) -> Vec<Vec<u64>> {
         use rayon::prelude::*;
@@ -85,7 +86,7 @@ impl<const H: usize> LshIndex<H> {
 
     /// Candidates of each of `sigs`, kept when `threshold` is `None` or
     /// their Jaccard estimate reaches it.
-    fn batch(&self, sigs: &[MinHashSig<H>], threshold: Option<f32>) -> Vec<Vec<u64>> {
+    fn batch(&self, sigs: &[MinHashSig<H, S>], threshold: Option<f32>) -> Vec<Vec<u64>> {
         let rows = self.rows;
         let mut found = Vec::with_capacity(sigs.len());
         self.core.candidates_each(
@@ -103,7 +104,7 @@ impl<const H: usize> LshIndex<H> {
                 let mut ids: Vec<u64> = slots
                     .iter()
                     .filter(|&&s| {
-                        threshold.is_none_or(|t| jaccard(&sigs[q], &self.sigs[s as usize]) >= t)
+                        threshold.is_none_or(|t| sigs[q].jaccard(&self.sigs[s as usize]) >= t)
                     })
                     .map(|&s| self.core.id(s))
                     .collect();
@@ -115,7 +116,7 @@ impl<const H: usize> LshIndex<H> {
     }
 }
 
-impl<const H: usize> LshCandidateIndex<H> {
+impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
     /// [`query`](Self::query) of every signature of `sigs`, in order; faster
     /// than one call per signature.
     ///
@@ -127,7 +128,7 @@ impl<const H: usize> LshCandidateIndex<H> {
     /// assert_eq!(idx.query_batch(&[sig(20), sig(10)]), [vec![2], vec![1]]);
     /// # Ok::<(), txtfp::Error>(())
     /// ```
-    pub fn query_batch(&self, sigs: &[MinHashSig<H>]) -> Vec<Vec<u64>> {
+    pub fn query_batch(&self, sigs: &[MinHashSig<H, S>]) -> Vec<Vec<u64>> {
         let rows = self.rows();
         let mut found = Vec::with_capacity(sigs.len());
         self.core.candidates_each(
@@ -149,7 +150,7 @@ impl<const H: usize> LshCandidateIndex<H> {
 
     /// [`query_batch`](Self::query_batch) on the rayon thread pool.
     #[cfg(feature = "parallel")]
-    pub fn query_batch_par(&self, sigs: &[MinHashSig<H>]) -> Vec<Vec<u64>> {
+    pub fn query_batch_par(&self, sigs: &[MinHashSig<H, S>]) -> Vec<Vec<u64>> {
         use rayon::prelude::*;
         sigs.par_chunks(PAR_CHUNK)
             .flat_map_iter(|c| self.query_batch(c))
@@ -159,8 +160,8 @@ impl<const H: usize> LshCandidateIndex<H> {
 
 /// `keys_of` of `Core::candidates_each` for a batch of signatures: the band
 /// keys of query `q`, with the next query's signature prefetched.
-fn batch_keys<const H: usize>(
-    sigs: &[MinHashSig<H>],
+fn batch_keys<const H: usize, S: Scheme>(
+    sigs: &[MinHashSig<H, S>],
     rows: usize,
 ) -> impl Fn(usize, &mut [u64]) + '_ {
     move |q, keys| {
@@ -175,7 +176,7 @@ fn batch_keys<const H: usize>(
 
 /// Prefetches every cache line of `sig`.
 #[inline]
-fn prefetch_sig<const H: usize>(sig: &MinHashSig<H>) {
+fn prefetch_sig<const H: usize, S: Scheme>(sig: &MinHashSig<H, S>) {
     for line in sig.hashes.chunks(8) {
         prefetch(&line[0]);
     }

@@ -1,8 +1,12 @@
-//! Saving and loading [`LshIndex`] (file format: [`persist`](super::persist)).
+//! Saving and loading [`LshIndex`] and
+//! [`LshCandidateIndex`](crate::LshCandidateIndex) of either scheme (file
+//! format: [`persist`](super::persist)).
 //!
 //! Parameters of an LSH file: `[H, bands, rows, flags]`, flag bit 0 = the
-//! payload holds the signatures (always set by this build). The payload is
-//! one [`MinHashSig<H>`] per document, in id order.
+//! payload holds the signatures (set by [`LshIndex`], clear in a
+//! candidate index's file). The payload is one [`MinHashSig<H>`] per
+//! document, in id order. A scheme with a file header (the fast one, see
+//! [`scheme_file`](super::scheme_file)) writes it before that file.
 
 use alloc::format;
 use alloc::vec::Vec;
@@ -11,18 +15,29 @@ use super::core::Core;
 use super::index::LshIndex;
 use super::persist::{self, FileView, Header, Kind, Spec, Writer, corrupt, tag};
 use super::run::{Run, RunRef};
-use crate::classical::minhash::SCHEMA_VERSION;
+use super::scheme_file::{self, FileKind};
+use crate::classical::minhash::{SCHEMA_VERSION, Scheme};
 use crate::{Error, MinHashSig, Result};
 
 /// Flag bit: the payload section holds the signatures.
 const HAS_SIGNATURES: u64 = 1;
 
-impl<const H: usize> LshIndex<H> {
+impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// Writes the index in the versioned, checksummed format of
     /// ARCHITECTURE.md ("Index files") through `sink`, which receives
-    /// consecutive pieces of the file.
+    /// consecutive pieces of the file: for the fast scheme, a 16-byte
+    /// header (`TXTFPFMH`, the schema word
+    /// [`FAST_SCHEMA`](crate::FAST_SCHEMA) little-endian, six zero bytes)
+    /// and then the file of the same buckets and slots.
     pub fn write_to(&self, sink: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-        write_lsh::<H>(&self.core, self.bands, self.rows, Some(&self.sigs), sink)
+        write_lsh::<H, S>(
+            FileKind::Full,
+            &self.core,
+            self.bands,
+            self.rows,
+            Some(&self.sigs),
+            sink,
+        )
     }
 
     /// The index file as bytes.
@@ -42,6 +57,22 @@ impl<const H: usize> LshIndex<H> {
     /// assert!(LshIndex::<8>::from_bytes(&bad).is_err());
     /// # Ok::<(), txtfp::Error>(())
     /// ```
+    ///
+    /// Neither scheme's index loads the other's files:
+    ///
+    /// ```
+    /// use txtfp::{FastLshIndex, FastMinHashSig, LshIndex};
+    /// let sig = FastMinHashSig::<8> { hashes: [3; 8], ..FastMinHashSig::empty() };
+    /// let mut idx = FastLshIndex::<8>::with_bands_rows(4, 2)?;
+    /// idx.insert(1, sig);
+    /// let bytes = idx.to_bytes();
+    /// assert_eq!(&bytes[..10], b"TXTFPFMH\x01\x46");
+    /// assert_eq!(FastLshIndex::<8>::from_bytes(&bytes)?.get(1), Some(&sig));
+    /// assert!(LshIndex::<8>::from_bytes(&bytes).is_err());
+    /// let default = LshIndex::<8>::with_bands_rows(4, 2)?.to_bytes();
+    /// assert!(FastLshIndex::<8>::from_bytes(&default).is_err());
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
         persist::to_vec(|sink| self.write_to(sink))
     }
@@ -53,9 +84,13 @@ impl<const H: usize> LshIndex<H> {
     ///
     /// [`Error::Corrupt`] when the bytes are truncated, damaged (checksum),
     /// of another format version or index kind, or structurally invalid;
-    /// [`Error::Config`] when the file's `H` is not this index's `H`.
+    /// [`Error::Config`] when the file's `H` is not this index's `H`. The
+    /// fast scheme's index also reports [`Error::Config`] for another known
+    /// index file (naming what loads it) and [`Error::SchemaMismatch`] for
+    /// a header of another schema.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        persist::with_view(bytes, Kind::Lsh, Self::from_view)
+        let body = scheme_file::body::<S>(bytes, FileKind::Full, S::INDEX_NAME)?;
+        persist::with_view(body, Kind::Lsh, Self::from_view)
     }
 
     fn from_view(view: &FileView<'_>) -> Result<Self> {
@@ -67,7 +102,7 @@ impl<const H: usize> LshIndex<H> {
         Ok(Self {
             bands: parts.bands,
             rows: parts.rows,
-            sigs: parts.sigs.to_vec(),
+            sigs: parts.sigs.iter().map(scheme_file::from_payload).collect(),
             core: Core::from_parts(parts.ids.to_vec(), runs.collect()),
         })
     }
@@ -88,6 +123,19 @@ impl<const H: usize> LshIndex<H> {
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    ///
+    /// The fast scheme's index the same way:
+    ///
+    /// ```
+    /// use txtfp::{FastLshIndex, FastMinHashSig};
+    /// let path = std::env::temp_dir().join(format!("txtfp-fast-doc-{}.idx", std::process::id()));
+    /// let mut idx = FastLshIndex::<8>::with_bands_rows(4, 2)?;
+    /// idx.insert(7, FastMinHashSig::empty());
+    /// idx.save(&path)?;
+    /// assert!(FastLshIndex::<8>::load(&path)?.contains(7));
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), txtfp::Error>(())
+    /// ```
     #[cfg(feature = "std")]
     pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
         persist::save_atomically(path.as_ref(), |sink| self.write_to(sink))
@@ -105,16 +153,21 @@ impl<const H: usize> LshIndex<H> {
     }
 }
 
-/// Writes an LSH file of `core`'s contents; with `sigs` (indexed by slot)
+/// Writes a `kind` LSH file of scheme `S` of `core`'s contents (the
+/// scheme's header first, if it has one); with `sigs` (indexed by slot)
 /// the payload section holds the signatures, without it there is none
 /// ([`LshCandidateIndex`](crate::LshCandidateIndex)).
-pub(crate) fn write_lsh<const H: usize>(
+pub(crate) fn write_lsh<const H: usize, S: Scheme>(
+    kind: FileKind,
     core: &Core,
     bands: usize,
     rows: usize,
-    sigs: Option<&[MinHashSig<H>]>,
+    sigs: Option<&[MinHashSig<H, S>]>,
     mut sink: impl FnMut(&[u8]) -> Result<()>,
 ) -> Result<()> {
+    if let Some(header) = scheme_file::header::<S>(kind) {
+        sink(&header)?;
+    }
     let super::core::Dense { order, runs } = core.dense();
     let n = order.len() as u64;
     let mut specs = alloc::vec![Spec {
@@ -143,7 +196,10 @@ pub(crate) fn write_lsh<const H: usize>(
     w.write_pod(&ids)?;
     if let Some(sigs) = sigs {
         for chunk in order.chunks(1024) {
-            let part: Vec<MinHashSig<H>> = chunk.iter().map(|&(_, s)| sigs[s as usize]).collect();
+            let part: Vec<MinHashSig<H>> = chunk
+                .iter()
+                .map(|&(_, s)| scheme_file::to_payload(&sigs[s as usize]))
+                .collect();
             w.write_pod(&part)?;
         }
     }

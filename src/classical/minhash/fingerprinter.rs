@@ -7,6 +7,7 @@ use alloc::string::String;
 use super::MinHashSig;
 use super::MinHashSketch;
 use super::MinHashStreaming;
+use super::scheme::{Classic, StreamSource};
 use crate::canonical::Canonicalizer;
 use crate::classical::{DEFAULT_SEED, Fingerprinter, HashFamily, TokenSketch};
 use crate::tokenize::Tokenizer;
@@ -219,6 +220,37 @@ impl MinHashFingerprinterBuilder {
         MinHashFingerprinter::new(canon, tok)
             .with_seed(self.seed)
             .with_hasher(self.family)
+    }
+}
+
+impl<T: Tokenizer, const H: usize> StreamSource<T, H, Classic> for MinHashFingerprinter<T, H> {
+    type Sketch = MinHashSketch<H>;
+
+    fn into_fingerprinter(self) -> Self {
+        self
+    }
+
+    fn stream_canonicalizer(&self) -> &Canonicalizer {
+        &self.canon
+    }
+
+    fn stream_tokenizer(&self) -> &T {
+        &self.tok
+    }
+
+    fn stream_sketch(&self, _max_bytes: usize) -> MinHashSketch<H> {
+        self.sketch()
+    }
+
+    // The sketch holds `H` slots and nothing else: there is nothing to cap.
+    fn set_sketch_cap(_sketch: &mut MinHashSketch<H>, _max_bytes: usize) {}
+
+    fn restart_sketch(&self, _old: &MinHashSketch<H>) -> MinHashSketch<H> {
+        self.sketch()
+    }
+
+    fn kept_hashes(_sketch: &MinHashSketch<H>) -> Option<usize> {
+        None
     }
 }
 

@@ -25,6 +25,7 @@
 pub mod fast;
 mod fingerprinter;
 mod kernel;
+pub(crate) mod scheme;
 mod shingle_hash;
 #[cfg(target_arch = "x86_64")]
 mod shingle_hash_x86_64;
@@ -41,6 +42,10 @@ mod streaming;
 mod golden_tests;
 
 pub use fingerprinter::{MinHashFingerprinter, MinHashFingerprinterBuilder};
+pub(crate) use scheme::StreamSource;
+pub use scheme::{Classic, Fast, Scheme};
+#[cfg(feature = "lsh")]
+pub(crate) use scheme::{FAST_INDEX_MAGICS, IndexMagics};
 pub use sig::MinHashSig;
 pub(crate) use sketch::MinHashSketch;
 pub use streaming::MinHashStreaming;

@@ -17,7 +17,7 @@ use crate::classical::{HashFamily, TokenSketch};
 const BATCH: usize = 32;
 
 /// Tokens in, [`MinHashSig`] out.
-pub(crate) struct MinHashSketch<const H: usize> {
+pub struct MinHashSketch<const H: usize> {
     slots: [u64; H],
     family: HashFamily,
     seed: u64,

@@ -1,14 +1,24 @@
-//! [`MinHashStreaming`]: MinHash of a document that arrives in byte chunks.
+//! [`MinHashStreaming`]: MinHash of a document that arrives in byte chunks,
+//! in either scheme.
 
 use core::fmt;
 
-use super::{DEFAULT_MAX_BUFFER_BYTES, MinHashFingerprinter, MinHashSig, MinHashSketch};
+use super::scheme::{Classic, Scheme, StreamSource};
+use super::{DEFAULT_MAX_BUFFER_BYTES, MinHashSig};
 use crate::Result;
 use crate::classical::StreamingFingerprinter;
 use crate::stream::Online;
 use crate::tokenize::Tokenizer;
 
-/// MinHash over a byte stream, computed online: the signature equals
+/// The online sketch of scheme `S`'s fingerprinter.
+type SketchOf<T, const H: usize, S> =
+    <<S as Scheme>::Fingerprinter<T, H> as StreamSource<T, H, S>>::Sketch;
+
+/// MinHash over a byte stream, computed online in the scheme `S` of the
+/// wrapped fingerprinter (by default [`Classic`], wrapping a
+/// [`MinHashFingerprinter`](super::MinHashFingerprinter); for the fast
+/// scheme, [`FastMinHashStreaming`](super::fast::FastMinHashStreaming)):
+/// the signature equals
 /// [`Fingerprinter::fingerprint`](crate::Fingerprinter::fingerprint) of the
 /// concatenated chunks, however the stream is cut (UTF-8 sequences may be
 /// split across chunks), while memory stays bounded by the configuration
@@ -45,22 +55,33 @@ use crate::tokenize::Tokenizer;
 /// assert_eq!(s.finalize()?, fp.fingerprint(text)?);
 /// # Ok::<(), txtfp::Error>(())
 /// ```
-pub struct MinHashStreaming<T: Tokenizer, const H: usize> {
-    inner: MinHashFingerprinter<T, H>,
-    pub(crate) online: Online<MinHashSketch<H>>,
+pub struct MinHashStreaming<T: Tokenizer, const H: usize, S: Scheme = Classic> {
+    inner: S::Fingerprinter<T, H>,
+    pub(crate) online: Online<SketchOf<T, H, S>>,
 }
 
-impl<T: Tokenizer, const H: usize> MinHashStreaming<T, H> {
+impl<T: Tokenizer, const H: usize, S: Scheme> MinHashStreaming<T, H, S> {
     /// Streams with `inner`'s configuration and the default cap
-    /// ([`DEFAULT_MAX_BUFFER_BYTES`], 16 MiB).
-    pub fn new(inner: MinHashFingerprinter<T, H>) -> Self {
-        let online = Online::new(inner.sketch(), DEFAULT_MAX_BUFFER_BYTES);
+    /// ([`DEFAULT_MAX_BUFFER_BYTES`], 16 MiB). `inner` is a
+    /// [`MinHashFingerprinter`](super::MinHashFingerprinter) or a
+    /// [`FastMinHashFingerprinter`](super::fast::FastMinHashFingerprinter);
+    /// its type decides the scheme.
+    pub fn new<F: StreamSource<T, H, S>>(inner: F) -> Self {
+        let inner = inner.into_fingerprinter();
+        let online = Online::new(
+            inner.stream_sketch(DEFAULT_MAX_BUFFER_BYTES),
+            DEFAULT_MAX_BUFFER_BYTES,
+        );
         Self { inner, online }
     }
 
     /// The same stream with another cap: the longest run of text without a
     /// split point (or the whole document, where nothing can be split) that
     /// may be held, in bytes. `update` rejects a chunk that would pass it.
+    /// The fast scheme caps the token hashes it keeps for its filling
+    /// rounds at the same number of bytes (see
+    /// [`FastMinHashStreaming`](super::fast::FastMinHashStreaming)); set it
+    /// before the first `update`.
     ///
     /// ```
     /// use txtfp::{Canonicalizer, MinHashFingerprinter, MinHashStreaming,
@@ -75,6 +96,7 @@ impl<T: Tokenizer, const H: usize> MinHashStreaming<T, H> {
     #[must_use]
     pub fn with_max_bytes(mut self, max_bytes: usize) -> Self {
         self.online.engine.set_max_bytes(max_bytes);
+        S::Fingerprinter::<T, H>::set_sketch_cap(self.online.sketch_mut(), max_bytes);
         self
     }
 
@@ -97,13 +119,13 @@ impl<T: Tokenizer, const H: usize> MinHashStreaming<T, H> {
     }
 
     /// The wrapped fingerprinter.
-    pub fn fingerprinter(&self) -> &MinHashFingerprinter<T, H> {
+    pub fn fingerprinter(&self) -> &S::Fingerprinter<T, H> {
         &self.inner
     }
 }
 
-impl<T: Tokenizer, const H: usize> StreamingFingerprinter for MinHashStreaming<T, H> {
-    type Output = MinHashSig<H>;
+impl<T: Tokenizer, const H: usize, S: Scheme> StreamingFingerprinter for MinHashStreaming<T, H, S> {
+    type Output = MinHashSig<H, S>;
 
     /// Feeds the next chunk. A chunk is accepted whole or not at all: on
     /// error the stream is as before the call, so the valid start of a chunk
@@ -122,8 +144,11 @@ impl<T: Tokenizer, const H: usize> StreamingFingerprinter for MinHashStreaming<T
     /// - [`Error::InvalidInput`](crate::Error::InvalidInput) when the cap
     ///   would be passed (the message names both numbers).
     fn update(&mut self, chunk: &[u8]) -> Result<()> {
-        self.online
-            .update(self.inner.canonicalizer(), self.inner.tokenizer(), chunk)
+        self.online.update(
+            self.inner.stream_canonicalizer(),
+            self.inner.stream_tokenizer(),
+            chunk,
+        )
     }
 
     /// The signature of everything fed.
@@ -131,27 +156,35 @@ impl<T: Tokenizer, const H: usize> StreamingFingerprinter for MinHashStreaming<T
     /// # Errors
     /// `InvalidInput("trailing incomplete UTF-8")` when the stream ends
     /// inside a UTF-8 sequence; `InvalidInput("empty document")` when
-    /// nothing was fed or the text has no token, as offline.
-    fn finalize(self) -> Result<MinHashSig<H>> {
-        self.online
-            .finalize(self.inner.canonicalizer(), self.inner.tokenizer())
+    /// nothing was fed or the text has no token, as offline. The fast
+    /// scheme also fails with `InvalidInput` when the token hashes its
+    /// filling rounds need passed the cap (see
+    /// [`FastMinHashStreaming`](super::fast::FastMinHashStreaming)).
+    fn finalize(self) -> Result<MinHashSig<H, S>> {
+        self.online.finalize(
+            self.inner.stream_canonicalizer(),
+            self.inner.stream_tokenizer(),
+        )
     }
 
     /// Starts over with an empty stream; buffers and the cap are kept.
     fn reset(&mut self) {
-        self.online.reset(self.inner.sketch());
+        let sketch = self.inner.restart_sketch(self.online.sketch());
+        self.online.reset(sketch);
     }
 }
 
-impl<T: Tokenizer, const H: usize> fmt::Debug for MinHashStreaming<T, H> {
+impl<T: Tokenizer, const H: usize, S: Scheme> fmt::Debug for MinHashStreaming<T, H, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MinHashStreaming")
-            .field("tokenizer", &self.inner.tokenizer().name())
+        let mut d = f.debug_struct(S::STREAMING_NAME);
+        d.field("tokenizer", &self.inner.stream_tokenizer().name())
             .field("slots", &H)
             .field("max_bytes", &self.max_bytes())
-            .field("buffered_bytes", &self.buffered_bytes())
-            .field("bytes_seen", &self.bytes_seen())
-            .finish()
+            .field("buffered_bytes", &self.buffered_bytes());
+        if let Some(kept) = S::Fingerprinter::<T, H>::kept_hashes(self.online.sketch()) {
+            d.field("kept_hashes", &kept);
+        }
+        d.field("bytes_seen", &self.bytes_seen()).finish()
     }
 }
 
@@ -170,7 +203,7 @@ impl<T: Tokenizer, const H: usize> fmt::Debug for MinHashStreaming<T, H> {
 /// # Ok::<(), txtfp::Error>(())
 /// ```
 #[cfg(feature = "std")]
-impl<T: Tokenizer, const H: usize> std::io::Write for MinHashStreaming<T, H> {
+impl<T: Tokenizer, const H: usize, S: Scheme> std::io::Write for MinHashStreaming<T, H, S> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.update(buf).map_err(crate::stream::io_error)?;
         Ok(buf.len())

@@ -42,7 +42,6 @@ mod layout;
 mod mapped;
 mod query_batch;
 mod save;
-mod save128;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

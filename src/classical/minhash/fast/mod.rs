@@ -50,16 +50,7 @@
 
 mod fingerprinter;
 mod hash;
-#[cfg(feature = "lsh")]
-mod index_file;
-#[cfg(feature = "lsh")]
-mod lsh;
-#[cfg(feature = "lsh")]
-mod lsh_candidates;
 mod roll;
-mod sig;
-#[cfg(feature = "serde")]
-mod sig_serde;
 mod sketch;
 mod streaming;
 #[cfg(feature = "interop")]
@@ -71,12 +62,149 @@ mod reference;
 mod tests;
 
 pub use fingerprinter::FastMinHashFingerprinter;
+
+use super::{Fast, MinHashSig, MinHashStreaming};
+
+/// A fast-scheme MinHash signature with `H` slots: a [`MinHashSig`] of
+/// scheme [`Fast`] (see [`FastMinHashFingerprinter`]).
+///
+/// The layout is [`MinHashSig`]'s (`repr(C)`, `8 + 8·H` bytes: a `u16`
+/// schema word, six zero bytes, the slots), but the schema word is
+/// [`FAST_SCHEMA`] (`0x4601`), never `1`: bytes, serde and text forms of
+/// one scheme are rejected by the other, and the two types cannot be mixed
+/// in Rust code.
+///
+/// ```
+/// use txtfp::FastMinHashSig;
+/// let sigs = [FastMinHashSig::<4>::empty(); 2];
+/// let bytes: &[u8] = bytemuck::cast_slice(&sigs);
+/// assert_eq!(bytes.len(), 2 * (8 + 8 * 4));
+/// ```
+///
+/// The default scheme's [`jaccard`](crate::jaccard) does not take it; its
+/// own [`MinHashSig::jaccard`] method does:
+///
+/// ```compile_fail
+/// use txtfp::{FastMinHashSig, MinHashSig};
+/// let _ = txtfp::jaccard(&FastMinHashSig::<4>::empty(), &FastMinHashSig::<4>::empty());
+/// ```
+pub type FastMinHashSig<const H: usize> = MinHashSig<H, Fast>;
+
+/// The fast scheme over a byte stream: a [`MinHashStreaming`] of scheme
+/// [`Fast`], computed online. The signature equals
+/// [`Fingerprinter::fingerprint`](crate::Fingerprinter::fingerprint) of the
+/// concatenated chunks, however the stream is cut, with the same engine,
+/// split points, cap and errors as the default scheme's.
+///
+/// **Memory.** The filling rounds revisit the token hashes, but only while
+/// round 0 has left a slot empty, and once every slot has a value no later
+/// round can change it. So the stream keeps token hashes (8 bytes each,
+/// repeats dropped) only until every slot is reached, and then frees them:
+/// with 128 slots, a text of a thousand distinct shingles or more almost
+/// always holds none (about `H·ln H` reach every slot). The ones kept are
+/// capped at `max_bytes` ([`MinHashStreaming::with_max_bytes`]) as well. A
+/// stream that passes that cap and still leaves a slot empty at the end
+/// (many distinct tokens that all miss one slot: hostile input, or a cap
+/// far below the document) fails at `finalize` with
+/// [`Error::InvalidInput`](crate::Error::InvalidInput); `update` is not
+/// affected.
+///
+/// ```
+/// use txtfp::{Canonicalizer, FastMinHashFingerprinter, FastMinHashStreaming, Fingerprinter,
+///             ShingleTokenizer, StreamingFingerprinter, WordTokenizer};
+/// let fp = FastMinHashFingerprinter::<_, 64>::new(
+///     Canonicalizer::default(),
+///     ShingleTokenizer { k: 3, inner: WordTokenizer },
+/// );
+/// let text = "Ünïcödé text, streamed in awkward pieces, hashed the fast way.";
+/// let mut s = FastMinHashStreaming::new(fp.clone());
+/// for piece in text.as_bytes().chunks(5) {
+///     s.update(piece)?;
+/// }
+/// assert_eq!(s.finalize()?, fp.fingerprint(text)?);
+///
+/// // A cap, and a reader copied straight in.
+/// let mut s = FastMinHashStreaming::new(fp.clone()).with_max_bytes(8);
+/// assert_eq!(s.max_bytes(), 8);
+/// s.update(b"short words only ")?;
+/// assert!(s.update(b"averyveryverylongword").is_err());
+/// let mut s = FastMinHashStreaming::new(fp.clone());
+/// std::io::copy(&mut &b"read from anywhere"[..], &mut s).unwrap();
+/// assert_eq!(s.finalize()?, fp.fingerprint("read from anywhere")?);
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+pub type FastMinHashStreaming<T, const H: usize> = MinHashStreaming<T, H, Fast>;
+
+/// A banded LSH index of [`FastMinHashSig`] signatures: an
+/// [`LshIndex`](crate::LshIndex) of scheme [`Fast`]. Its buckets, queries
+/// and verification are the default scheme's (slot agreement is the
+/// Jaccard estimate in both); only fast-scheme signatures go in and come
+/// out, and its files start with a 16-byte header (`TXTFPFMH`, the schema
+/// word [`FAST_SCHEMA`]) that the default scheme's index refuses, and the
+/// other way round.
+///
+/// ```
+/// use txtfp::{
+///     Canonicalizer, FastLshIndex, FastMinHashFingerprinter, Fingerprinter, LshIndexBuilder,
+///     ShingleTokenizer, WordTokenizer,
+/// };
+/// let fp = FastMinHashFingerprinter::<_, 128>::new(
+///     Canonicalizer::default(),
+///     ShingleTokenizer { k: 3, inner: WordTokenizer },
+/// );
+/// let mut idx = FastLshIndex::<128>::from_builder(LshIndexBuilder::for_threshold(0.5, 128)?)?;
+/// idx.insert(1, fp.fingerprint("the quick brown fox jumps over the lazy dog at noon")?);
+/// idx.insert(2, fp.fingerprint("astronomers detect faint cosmic background radiation")?);
+/// let probe = fp.fingerprint("the quick brown fox jumps over the lazy dog at noon")?;
+/// assert_eq!(idx.query_with_threshold(&probe, 0.99), [1]);
+/// assert!(!idx.query(&probe).contains(&2));
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+///
+/// A default-scheme signature does not go in:
+///
+/// ```compile_fail
+/// let mut idx = txtfp::FastLshIndex::<8>::with_bands_rows(4, 2)?;
+/// idx.insert(1, txtfp::MinHashSig::<8>::empty());
+/// # Ok::<(), txtfp::Error>(())
+/// ```
 #[cfg(feature = "lsh")]
-pub use lsh::FastLshIndex;
+pub type FastLshIndex<const H: usize> = crate::LshIndex<H, Fast>;
+
+/// A banded LSH index of [`FastMinHashSig`] signatures that keeps only ids
+/// and band keys: an [`LshCandidateIndex`](crate::LshCandidateIndex) of
+/// scheme [`Fast`] (about 220 bytes a document at 16 × 8 banding instead of
+/// 1.25 KB). Its `query` answers the candidates of [`FastLshIndex`]'s;
+/// verifying them is left to the caller. Its files (header `TXTFPFMC`) are
+/// refused by every other index type, and the other way round.
+///
+/// ```
+/// use txtfp::{
+///     Canonicalizer, FastLshCandidateIndex, FastMinHashFingerprinter, Fingerprinter,
+///     LshIndexBuilder, ShingleTokenizer, WordTokenizer,
+/// };
+/// let fp = FastMinHashFingerprinter::<_, 128>::new(
+///     Canonicalizer::default(),
+///     ShingleTokenizer { k: 3, inner: WordTokenizer },
+/// );
+/// let mut idx =
+///     FastLshCandidateIndex::<128>::from_builder(LshIndexBuilder::for_threshold(0.5, 128)?)?;
+/// idx.insert(1, &fp.fingerprint("the quick brown fox jumps over the lazy dog at noon")?)?;
+/// idx.insert(2, &fp.fingerprint("astronomers detect faint cosmic background radiation")?)?;
+/// let probe = fp.fingerprint("the quick brown fox jumps over the lazy dog at noon")?;
+/// assert_eq!(idx.query(&probe), [1]);
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+///
+/// A default-scheme signature does not go in:
+///
+/// ```compile_fail
+/// let mut idx = txtfp::FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
+/// idx.insert(1, &txtfp::MinHashSig::<8>::empty())?;
+/// # Ok::<(), txtfp::Error>(())
+/// ```
 #[cfg(feature = "lsh")]
-pub use lsh_candidates::FastLshCandidateIndex;
-pub use sig::FastMinHashSig;
-pub use streaming::FastMinHashStreaming;
+pub type FastLshCandidateIndex<const H: usize> = crate::LshCandidateIndex<H, Fast>;
 
 /// The schema word of every [`FastMinHashSig`]: `0x4601` (`'F'`, version
 /// 1), never the default scheme's [`SCHEMA_VERSION`](super::SCHEMA_VERSION)

@@ -1,23 +1,7 @@
-//! Text forms of [`FastMinHashSig`] (feature `interop`): hex, base32 and
-//! base64 of exactly [`FastMinHashSig::to_le_bytes`]. The schema word comes
-//! first, so the text starts with its own prefix (hex `0146…`, where a
-//! default-scheme signature starts `0100…`) and parsing checks it: neither
-//! scheme's text parses as the other's.
-
-use crate::classical::text_form::slot_sig_text_form;
-
-slot_sig_text_form!(
-    /// ```
-    /// use txtfp::{FastMinHashSig, MinHashSig, TextForm};
-    /// let s = FastMinHashSig::<1> { hashes: [0xab], ..FastMinHashSig::empty() };
-    /// assert_eq!(s.to_hex(), "0146000000000000ab00000000000000");
-    /// assert_eq!(FastMinHashSig::<1>::from_hex(&s.to_hex())?, s);
-    /// assert!(MinHashSig::<1>::from_hex(&s.to_hex()).is_err());
-    /// assert!(FastMinHashSig::<1>::from_hex(&MinHashSig::<1>::empty().to_hex()).is_err());
-    /// # Ok::<(), txtfp::Error>(())
-    /// ```
-    FastMinHashSig
-);
+//! Tests of the text forms of [`FastMinHashSig`](super::FastMinHashSig)
+//! (feature `interop`; the one `TextForm` impl of both schemes is in
+//! `classical/text_form.rs`): hex, base32 and base64 of exactly its
+//! `to_le_bytes`, rejected as the other scheme's.
 
 #[cfg(test)]
 mod tests {

@@ -1,11 +1,12 @@
-//! Tests of `lsh_candidates.rs`.
+//! Tests of `candidates.rs` with the fast scheme: the same index, typed
+//! and saved as the fast scheme's, held to the fast `LshIndex` (the default
+//! scheme's tests are in `lsh/tests.rs`).
 
 use alloc::vec::Vec;
 
 use proptest::prelude::*;
 
-use super::*;
-use crate::{Error, FastLshIndex, LshIndex};
+use crate::{Error, FastLshCandidateIndex, FastLshIndex, FastMinHashSig, LshIndex};
 
 fn sig(x: u64) -> FastMinHashSig<8> {
     FastMinHashSig {

@@ -1,9 +1,13 @@
-//! Tests of `lsh.rs`.
+//! Tests of `index.rs` with the fast scheme: the same index, typed and
+//! saved as the fast scheme's (the default scheme's are in `lsh/tests.rs`).
 
 use alloc::vec;
 
 use super::*;
-use crate::{Canonicalizer, FastMinHashFingerprinter, Fingerprinter, WordTokenizer};
+use crate::{
+    Canonicalizer, FastLshIndex, FastMinHashFingerprinter, FastMinHashSig, Fingerprinter,
+    LshIndexBuilder, WordTokenizer,
+};
 use crate::{Error, FAST_SCHEMA};
 
 fn sig(x: u64) -> FastMinHashSig<8> {
@@ -27,9 +31,9 @@ fn forwards_and_keeps_the_type() {
         Vec::<u64>::new()
     );
     assert!(idx.try_query_with_threshold(&sig(5), f32::NAN).is_err());
-    assert_eq!(idx.get(2), Some(sig(6)));
+    assert_eq!(idx.get(2), Some(&sig(6)));
     assert_eq!(idx.get(2).unwrap().schema, FAST_SCHEMA);
-    let mut all: Vec<_> = idx.iter().collect();
+    let mut all: Vec<_> = idx.iter().map(|(id, s)| (id, *s)).collect();
     all.sort_by_key(|p| p.0);
     assert_eq!(all, vec![(1, sig(5)), (2, sig(6))]);
     assert_eq!(idx.remove(1), Some(sig(5)));
@@ -64,7 +68,7 @@ fn files_record_the_scheme() {
     let bytes = idx.to_bytes();
     assert_eq!(&bytes[..10], b"TXTFPFMH\x01\x46");
     let back = FastLshIndex::<8>::from_bytes(&bytes).unwrap();
-    assert_eq!(back.get(3), Some(sig(9)));
+    assert_eq!(back.get(3), Some(&sig(9)));
     assert!(LshIndex::<8>::from_bytes(&bytes).is_err());
 
     let mut default = LshIndex::<8>::with_bands_rows(4, 2).unwrap();
@@ -115,7 +119,7 @@ fn save_and_load() {
     idx.save(&path).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), idx.to_bytes());
     let back = FastLshIndex::<8>::load(&path).unwrap();
-    assert_eq!(back.get(2), Some(sig(2)));
+    assert_eq!(back.get(2), Some(&sig(2)));
     std::fs::remove_file(&path).unwrap();
     assert!(matches!(FastLshIndex::<8>::load(&path), Err(Error::Io(_))));
 }
