@@ -5,10 +5,22 @@
 //! | stage | module | what |
 //! |---|---|---|
 //! | 1 | [`canonical`] | Unicode normalization, case folding, invisible-character stripping |
-//! | 2 | [`tokenize`] | words, graphemes, k-shingles |
-//! | 3 | [`classical`] | MinHash (Jaccard), SimHash (cosine), offline and streaming |
-//! | 4 | [`lsh`] | banded LSH index for sub-linear near-duplicate search |
+//! | 2 | [`tokenize`] | words, graphemes, k-shingles, CJK segmentation |
+//! | 3 | [`classical`] | MinHash (Jaccard), SimHash (cosine), TLSH; offline and streaming |
+//! | 4 | [`lsh`] | banded LSH and SimHash indexes for sub-linear near-duplicate search |
 //! | 5 | [`dedup`] | corpus deduplication: a keep/drop decision per document |
+//!
+//! Beside it:
+//!
+//! | module | what |
+//! |---|---|
+//! | [`fingerprint`] | the [`Fingerprint`] enum over every algorithm, metadata, config hashes |
+//! | `markup` | HTML, Markdown and PDF to text (features `markup`, `pdf`) |
+//! | `semantic` | embeddings: the provider trait, local ONNX and cloud providers, chunking (`semantic-core` and up) |
+//! | `store` | the global fingerprint store and its duplicate decisions (`store`) |
+//!
+//! Architecture-specific SIMD kernels live in one private tree, `arch`, each
+//! behind a safe entry point chosen by run-time CPU detection.
 //!
 //! Signatures are byte-identical to txtfp 0.3.2 for the same configuration
 //! (golden files freeze the format); COMPAT.md lists every deliberate fix.

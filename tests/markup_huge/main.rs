@@ -1,8 +1,12 @@
 //! A 100 MB HTML page, in a test binary of its own (tests serialized) so the
-//! process's peak memory (`VmHWM`) is this conversion's; the second test only
+//! process's peak memory (`VmHWM`) is this conversion's, not that of the
+//! markup tests running beside it; the second test only
 //! raises it if it needs more. The page is a real one (zlib's
 //! "zlib usage example", committed) repeated, plus a hostile tail.
 #![cfg(feature = "markup")]
+
+#[path = "../common/mod.rs"]
+mod common;
 
 use txtfp::{HtmlOptions, html_to_text, html_to_text_with};
 
