@@ -8,6 +8,5 @@ mod cloud_retry;
 mod cloud_voyage;
 mod hub;
 mod local;
-mod ort_version;
 mod parity;
 mod support;

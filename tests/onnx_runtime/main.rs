@@ -4,6 +4,10 @@
 //! loaded once per process.
 #![cfg(feature = "semantic")]
 
+// The semantic tests' helpers (model paths, setup).
+#[path = "../semantic/support.rs"]
+mod support;
+
 use txtfp::semantic::local::{MIN_ONNX_RUNTIME, init_onnx_runtime, onnx_runtime_path};
 use txtfp::{EmbeddingProvider, Error, LocalProvider};
 
