@@ -31,10 +31,9 @@
 
 extern crate alloc;
 
+mod arch;
 pub mod canonical;
 pub mod classical;
-#[cfg(target_arch = "x86_64")]
-mod cpu;
 #[cfg(feature = "lsh")]
 pub mod dedup;
 mod error;
@@ -49,8 +48,6 @@ pub mod semantic;
 pub mod store;
 mod stream;
 pub mod tokenize;
-#[cfg(target_arch = "x86_64")]
-mod utf8_x86_64;
 
 pub use canonical::{
     Canonicalizer, CanonicalizerBuilder, CaseFold, Normalization, UnicodeVersions, canonicalize,
