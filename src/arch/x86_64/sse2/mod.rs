@@ -3,3 +3,5 @@
 
 pub(crate) mod ascii_scan;
 pub(crate) mod ascii_words;
+#[cfg(feature = "lsh")]
+pub(crate) mod prefetch;
