@@ -52,8 +52,8 @@ fn plain_run_vbmi(b: &[u8], mut i: usize, t: &SureTables, core: Core) -> (usize,
     while i < b.len() {
         // Whole ASCII blocks, the bulk of most text, need no classing.
         let from = i;
-        // SAFETY: `b[i..i + 64]` is inside `b`.
         while i + 64 <= b.len()
+            // SAFETY: `b[i..i + 64]` is inside `b` (checked just before).
             && _mm512_movepi8_mask(unsafe { _mm512_loadu_si512(b.as_ptr().add(i).cast()) }) == 0
         {
             i += 64;
