@@ -10,8 +10,8 @@
 //! # Layout
 //!
 //! * [`scalar`]: the portable versions that a SIMD kernel falls back to,
-//!   with the same signature as the kernels they stand in for. They are
-//!   plain Rust on every target.
+//!   with the signatures of the kernels they stand in for, less the proof
+//!   (the ASCII masks also take a partial block). Plain Rust, no `unsafe`.
 //! * `x86_64` (only on that architecture):
 //!   * `features`: the zero-sized proofs that the CPU has an extension
 //!     (`Sse2`, `Avx2`, `Avx512`, `Avx512Dq`, `Avx512Bw`, `Avx512Vbmi`,
@@ -19,7 +19,8 @@
 //!   * `sse2`, `avx2`, `avx512`: one folder per instruction-set level,
 //!     one file per kernel family inside each, named after the stage module
 //!     it serves (`avx512/minhash.rs` holds the AVX-512 MinHash kernels,
-//!     `avx2/minhash.rs` the AVX2 ones).
+//!     `avx2/minhash.rs` the AVX2 ones). `sse2/prefetch.rs` is not a kernel
+//!     but the LSH queries' cache hint, the only other `core::arch` use.
 //!
 //! The portable folder is `scalar` rather than `all` (the name of the
 //! portable tree in some other crates): what it holds is the scalar level of
@@ -47,8 +48,9 @@
 //! Detection is hoisted out of the hot loops, as before the kernels moved
 //! here: a MinHash sketch detects its `Kernel` once, a SimHash vote queue
 //! its `VoteKernel`, the token and shingle hashers and the canonicalizer
-//! keep an `Option` of their proof from construction, and the ASCII word
-//! scanner asks once per 64-byte block (a cached atomic load).
+//! keep an `Option` of their proof from construction; the word scanners ask
+//! once per 64-byte block and TLSH once per chunk it is fed (a cached
+//! atomic load each), as they did.
 //!
 //! Every kernel is held by property tests to its plain reference, on every
 //! level the running CPU has.

@@ -1,5 +1,5 @@
 //! The portable fallbacks of the SIMD kernels: the `Scalar` level of each
-//! dispatch, same signatures as the kernels, no `unsafe` (see
+//! dispatch, the kernels' signatures less the proof, no `unsafe` (see
 //! [`crate::arch`]).
 
 pub(crate) mod ascii_scan;
