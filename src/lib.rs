@@ -40,13 +40,13 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 extern crate alloc;
 
+mod arch;
 pub mod canonical;
 pub mod classical;
-#[cfg(target_arch = "x86_64")]
-mod cpu;
 #[cfg(feature = "lsh")]
 pub mod dedup;
 mod error;
@@ -61,8 +61,6 @@ pub mod semantic;
 pub mod store;
 mod stream;
 pub mod tokenize;
-#[cfg(target_arch = "x86_64")]
-mod utf8_x86_64;
 
 pub use canonical::{
     Canonicalizer, CanonicalizerBuilder, CaseFold, Normalization, UnicodeVersions, canonicalize,

@@ -74,10 +74,8 @@ use alloc::string::String;
 use crate::{Error, Result};
 
 mod fold;
-mod pipeline;
-#[cfg(target_arch = "x86_64")]
-mod plain_x86_64;
-mod quick;
+pub(crate) mod pipeline;
+pub(crate) mod quick;
 mod strip;
 mod versions;
 

@@ -50,19 +50,23 @@ use super::fold::{has_folding, push_folded};
 use super::quick::{Form, Nfc, Nfkc, head_is_safe, known_safe, plain_when_folding, quick_str};
 use super::strip::StripSet;
 use super::{CanonicalizerBuilder, CaseFold, Normalization};
+#[cfg(target_arch = "x86_64")]
+use crate::arch::x86_64::{Avx512Vbmi, avx512};
 
 /// The part of a configuration that the pass needs, flattened.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Core {
+pub(crate) struct Core {
     form: Normalization,
     fold: bool,
     strip: StripSet,
-    /// The CPU has AVX-512 F, BW and VBMI (`plain_x86_64.rs`).
-    wide: bool,
+    /// The proof that the CPU has AVX-512 F, BW and VBMI
+    /// (`crate::arch::x86_64::avx512::plain_run`), if it has them.
+    #[cfg(target_arch = "x86_64")]
+    wide: Option<Avx512Vbmi>,
 }
 
 impl Core {
-    pub(super) fn new(config: &CanonicalizerBuilder) -> Self {
+    pub(crate) fn new(config: &CanonicalizerBuilder) -> Self {
         Core {
             form: config.normalization,
             fold: config.case_fold == CaseFold::Simple,
@@ -70,7 +74,8 @@ impl Core {
                 bidi: config.strip_bidi,
                 format: config.strip_format,
             },
-            wide: wide_cpu(),
+            #[cfg(target_arch = "x86_64")]
+            wide: Avx512Vbmi::detect(),
         }
     }
 
@@ -199,16 +204,6 @@ impl Core {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-fn wide_cpu() -> bool {
-    crate::cpu::has_avx512vbmi()
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn wide_cpu() -> bool {
-    false
-}
-
 impl Core {
     /// The run of *plain* code points at `input[i..]`: ASCII, or safe (see
     /// [`known_safe`]), not stripped and without a folding. Returns the end
@@ -217,23 +212,21 @@ impl Core {
     /// ASCII lower-casing) unless a later code point composes with it, and
     /// only a non-plain code point can.
     #[inline]
-    pub(super) fn plain_prefix(self, input: &str, i: usize) -> (usize, usize) {
+    pub(crate) fn plain_prefix(self, input: &str, i: usize) -> (usize, usize) {
         #[cfg(target_arch = "x86_64")]
-        if self.wide {
+        if let Some(t) = self.wide {
             let tables = if self.fold {
                 &super::quick::SURE_FOLDING
             } else {
                 &super::quick::SURE_KEPT
             };
-            // SAFETY: `wide` is set only when the CPU has AVX-512 F, BW and
-            // VBMI.
-            return unsafe { super::plain_x86_64::plain_run(input.as_bytes(), i, tables, self) };
+            return avx512::plain_run::plain_run(t, input.as_bytes(), i, tables, self);
         }
         self.plain_prefix_scalar(input, i)
     }
 
     /// [`Core::plain_prefix`] one code point at a time.
-    pub(super) fn plain_prefix_scalar(self, input: &str, mut i: usize) -> (usize, usize) {
+    pub(crate) fn plain_prefix_scalar(self, input: &str, mut i: usize) -> (usize, usize) {
         let bytes = input.as_bytes();
         let mut last = i;
         while i < bytes.len() {
@@ -263,7 +256,7 @@ impl Core {
 
     /// Whether `c` is plain (see [`Core::plain_prefix`]).
     #[inline(always)]
-    pub(super) fn is_plain(self, c: char) -> bool {
+    pub(crate) fn is_plain(self, c: char) -> bool {
         if self.fold {
             // Excludes every code point of both strip lists.
             plain_when_folding(c)

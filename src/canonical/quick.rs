@@ -160,16 +160,16 @@ const fn bitmap(unstripped: bool, fold: bool) -> [u64; 1024] {
 
 /// The code points that are plain (see `Core::plain_prefix`) under every
 /// strip configuration, in the two shapes the 64-byte block kernel looks
-/// up with byte permutes (`plain_x86_64.rs`). Everything else is left to
-/// the exact per-code-point test.
-pub(super) struct SureTables {
+/// up with byte permutes (`crate::arch::x86_64::avx512::plain_run`).
+/// Everything else is left to the exact per-code-point test.
+pub(crate) struct SureTables {
     /// One bit per code point below U+0800 (the 2-byte sequences): byte
     /// `u >> 3`, bit `u & 7`.
-    pub(super) two: [u8; 256],
+    pub(crate) two: [u8; 256],
     /// One bit per 256-code-point page of the BMP all of whose code points
     /// are sure (byte `p >> 3`, bit `p & 7`); the 32 bytes are padded to
     /// a register.
-    pub(super) pages: [u8; 64],
+    pub(crate) pages: [u8; 64],
 }
 
 /// [`SureTables`] when folding: [`plain_when_folding`].

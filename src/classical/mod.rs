@@ -8,9 +8,7 @@
 use crate::Result;
 
 mod batch;
-mod hash;
-#[cfg(all(target_arch = "x86_64", any(feature = "minhash", feature = "simhash")))]
-mod hash_x86_64;
+pub(crate) mod hash;
 #[cfg(feature = "minhash")]
 pub mod minhash;
 #[cfg(feature = "simhash")]

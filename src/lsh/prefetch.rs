@@ -1,17 +1,17 @@
 //! A cache prefetch hint for the lookups that batch queries overlap.
 
+#[cfg(target_arch = "x86_64")]
+use crate::arch::x86_64::{Sse2, sse2};
+
 /// Asks the CPU to start loading the cache line holding `value`. Only a
-/// hint: no effect on results, and nothing on targets without one.
+/// hint: no effect on results, and nothing on targets without one (the
+/// x86_64 instruction is in [`crate::arch`]).
 #[inline(always)]
 pub(crate) fn prefetch<T>(value: &T) {
+    // SSE2 is part of the x86_64 baseline: this detection is a constant.
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` never faults and never writes; it only hints the
-    // cache. SSE, which the intrinsic is gated on, is part of the x86_64
-    // baseline every build of this crate targets, so no runtime detection is
-    // needed, and the pointer comes from a reference, so it is valid anyway.
-    unsafe {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<{ _MM_HINT_T0 }>((value as *const T).cast::<i8>());
+    if let Some(t) = Sse2::detect() {
+        sse2::prefetch::prefetch(t, value);
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;

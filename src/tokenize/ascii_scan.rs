@@ -9,151 +9,64 @@
 //! `trailing_zeros`: a handful of branch-free operations per block and two
 //! bit scans per word, however the word lengths vary.
 //!
-//! The masks come from [`class_masks_scalar`] (the definition, one table
+//! The masks come from [`scalar::class_masks`] (the definition, one table
 //! lookup per byte) or, on x86_64, from AVX-512BW compares into mask
-//! registers where the CPU has them, else SSE2 compares 16 bytes at a time;
-//! the tests hold each kernel to the definition and the spans to
+//! registers where the CPU has them, else SSE2 compares 16 bytes at a time
+//! (the kernels are in [`crate::arch`]); the tests hold each kernel to the
+//! definition and the spans to
 //! `unicode_words`. [`pair_spans`] turns a block's word starts and ends
 //! into spans for both word scanners (this one and `block_words`).
 
-use super::ascii_words::{ALNUM, CLASS, DIGIT, LETTER, MID_DIGITS, MID_LETTERS, WORD};
+use super::ascii_words::{ALNUM, CLASS};
+use crate::arch::scalar::ascii_scan as scalar;
+#[cfg(target_arch = "x86_64")]
+use crate::arch::x86_64::{Avx512Bw, Sse2, avx512, sse2};
 
 /// Bit `j` of each field describes byte `j` of a block of at most 64 bytes
 /// (bits past the end of the block are clear).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Masks {
+pub(crate) struct Masks {
     /// Letters, digits and `_`.
-    pub(super) word: u64,
-    pub(super) letter: u64,
-    pub(super) digit: u64,
+    pub(crate) word: u64,
+    /// ASCII letters.
+    pub(crate) letter: u64,
+    /// ASCII digits.
+    pub(crate) digit: u64,
     /// `:` `.` `'`.
-    pub(super) mid_letters: u64,
+    pub(crate) mid_letters: u64,
     /// `,` `;` `.` `'`.
-    pub(super) mid_digits: u64,
+    pub(crate) mid_digits: u64,
     /// Bytes >= 0x80 (they have no ASCII class; see `block_words`).
-    pub(super) high: u64,
+    pub(crate) high: u64,
     /// Bytes >= 0xC0: the first bytes of the non-ASCII characters.
-    pub(super) lead: u64,
+    pub(crate) lead: u64,
 }
 
-/// The definition: one lookup in the class table per byte.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))] // tests only there
-fn class_masks_scalar(b: &[u8]) -> Masks {
-    debug_assert!(b.len() <= 64);
-    let mut m = Masks::default();
-    for (j, &x) in b.iter().enumerate() {
-        let c = CLASS[x as usize];
-        let bit = |flag: u8| u64::from(c & flag != 0) << j;
-        m.word |= bit(WORD);
-        m.letter |= bit(LETTER);
-        m.digit |= bit(DIGIT);
-        m.mid_letters |= bit(MID_LETTERS);
-        m.mid_digits |= bit(MID_DIGITS);
-        m.high |= u64::from(x >= 0x80) << j;
-        m.lead |= u64::from(x >= 0xC0) << j;
-    }
-    m
-}
-
-/// [`class_masks_scalar`] of a block of at most 64 bytes.
+/// The class masks of a block of at most 64 bytes (see
+/// [`scalar::class_masks`], the definition).
 #[inline(always)]
 pub(super) fn class_masks(b: &[u8]) -> Masks {
     #[cfg(target_arch = "x86_64")]
-    {
+    if let Some(t) = Sse2::detect() {
         if let Ok(full) = <&[u8; 64]>::try_from(b) {
-            return class_masks_sse2_64(full);
+            return class_masks_64(t, full);
         }
         // The last, partial block: zero bytes have no class.
         let mut padded = [0u8; 64];
         padded[..b.len()].copy_from_slice(b);
-        class_masks_sse2_64(&padded)
+        return class_masks_64(t, &padded);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    class_masks_scalar(b)
+    scalar::class_masks(b)
 }
 
+/// The class masks of 64 bytes by the widest kernel the CPU has.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn class_masks_sse2_64(b: &[u8; 64]) -> Masks {
-    if crate::cpu::has_avx512bw() {
-        // SAFETY: the CPU reported AVX-512F and AVX-512BW (without std: the
-        // binary was compiled with both, so every CPU running it has them).
-        return unsafe { class_masks_avx512(b) };
+fn class_masks_64(baseline: Sse2, b: &[u8; 64]) -> Masks {
+    if let Some(t) = Avx512Bw::detect() {
+        return avx512::ascii_scan::class_masks(t, b);
     }
-    // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
-    unsafe { class_masks_sse2(b) }
-}
-
-/// [`class_masks_scalar`] of 64 bytes with AVX-512BW: one load, and each
-/// class is a compare straight into a 64-bit mask register.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-fn class_masks_avx512(b: &[u8; 64]) -> Masks {
-    use core::arch::x86_64::*;
-    // SAFETY: `b` is exactly 64 readable bytes; loadu has no alignment
-    // requirement.
-    let x = unsafe { _mm512_loadu_si512(b.as_ptr().cast()) };
-    let splat = |c: u8| _mm512_set1_epi8(c as i8);
-    let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, splat(c));
-    // Unsigned `v - base < n`; `| 0x20` lower-cases ASCII letters and moves
-    // no other byte into a..z (bytes >= 0x80 stay >= 0xA0).
-    let in_range = |v: __m512i, base: u8, n: u8| {
-        _mm512_cmplt_epu8_mask(_mm512_sub_epi8(v, splat(base)), splat(n))
-    };
-    let letter = in_range(_mm512_or_si512(x, splat(0x20)), b'a', 26);
-    let digit = in_range(x, b'0', 10);
-    let both = eq(b'.') | eq(b'\'');
-    Masks {
-        word: letter | digit | eq(b'_'),
-        letter,
-        digit,
-        mid_letters: both | eq(b':'),
-        mid_digits: both | eq(b',') | eq(b';'),
-        high: _mm512_movepi8_mask(x),
-        lead: _mm512_cmpge_epu8_mask(x, splat(0xC0)),
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-#[inline]
-fn class_masks_sse2(b: &[u8; 64]) -> Masks {
-    use core::arch::x86_64::*;
-    // Unsigned `v - base < n` as a signed compare after moving `base` to
-    // -128 (SSE2 has no unsigned byte compare). Bytes >= 0x80 never land in
-    // the range of an ASCII class.
-    let in_range = |v: __m128i, base: u8, n: u8| {
-        let shifted = _mm_add_epi8(v, _mm_set1_epi8(0x80u8.wrapping_sub(base) as i8));
-        _mm_cmplt_epi8(shifted, _mm_set1_epi8(0x80u8.wrapping_add(n) as i8))
-    };
-    let eq = |v: __m128i, c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
-    let bits = |v: __m128i| u64::from(_mm_movemask_epi8(v) as u16);
-    let mut m = Masks::default();
-    for (i, c) in b.chunks_exact(16).enumerate() {
-        // SAFETY: `c` is exactly 16 readable bytes; loadu has no alignment
-        // requirement.
-        let x = unsafe { _mm_loadu_si128(c.as_ptr().cast()) };
-        // `| 0x20` lower-cases ASCII letters and moves no other byte into a..z.
-        let letter = in_range(_mm_or_si128(x, _mm_set1_epi8(0x20)), b'a', 26);
-        let digit = in_range(x, b'0', 10);
-        let word = _mm_or_si128(_mm_or_si128(letter, digit), eq(x, b'_'));
-        let both = _mm_or_si128(eq(x, b'.'), eq(x, b'\''));
-        let ml = _mm_or_si128(both, eq(x, b':'));
-        let md = _mm_or_si128(both, _mm_or_si128(eq(x, b','), eq(x, b';')));
-        let s = 16 * i;
-        m.word |= bits(word) << s;
-        m.letter |= bits(letter) << s;
-        m.digit |= bits(digit) << s;
-        m.mid_letters |= bits(ml) << s;
-        m.mid_digits |= bits(md) << s;
-        m.high |= bits(x) << s;
-        // Signed, 0xC0..=0xFF is -64..=-1: greater than 0xBF (-65), as is
-        // all of ASCII, which `high` excludes.
-        let gt = _mm_cmpgt_epi8(x, _mm_set1_epi8(0xBFu8 as i8));
-        m.lead |= (bits(gt) & bits(x)) << s;
-    }
-    m
+    sse2::ascii_scan::class_masks(baseline, b)
 }
 
 /// Calls `f(start, end)` for the byte range of every UAX #29 word of the
@@ -328,13 +241,12 @@ mod tests {
     proptest! {
         #[test]
         fn sse2_masks_equal_scalar(b in proptest::collection::vec(0u8..=255, 0..=64)) {
-            prop_assert_eq!(class_masks(&b), class_masks_scalar(&b));
+            prop_assert_eq!(class_masks(&b), scalar::class_masks(&b));
             #[cfg(target_arch = "x86_64")]
-            {
+            if let Some(t) = Sse2::detect() {
                 let mut full = [0u8; 64];
                 full[..b.len()].copy_from_slice(&b);
-                // SAFETY: SSE2 is part of the x86_64 baseline.
-                prop_assert_eq!(unsafe { class_masks_sse2(&full) }, class_masks_scalar(&full));
+                prop_assert_eq!(sse2::ascii_scan::class_masks(t, &full), scalar::class_masks(&full));
             }
         }
 
@@ -344,9 +256,8 @@ mod tests {
             let mut full = [0u8; 64];
             full[..32].copy_from_slice(&b);
             full[32..].copy_from_slice(&c);
-            if crate::cpu::has_avx512bw() {
-                // SAFETY: the CPU reported AVX-512F and AVX-512BW.
-                prop_assert_eq!(unsafe { class_masks_avx512(&full) }, class_masks_scalar(&full));
+            if let Some(t) = Avx512Bw::detect() {
+                prop_assert_eq!(avx512::ascii_scan::class_masks(t, &full), scalar::class_masks(&full));
             }
         }
     }

@@ -8,19 +8,23 @@
 //! digit are dropped, exactly as `unicode_words` does. A property test
 //! compares this with `unicode-segmentation` on random ASCII text.
 
+use crate::arch::scalar::ascii_words as scalar;
+#[cfg(target_arch = "x86_64")]
+use crate::arch::x86_64::{Sse2, sse2};
+
 /// Character-class bits for ASCII word boundaries (0 for non-ASCII bytes,
 /// which the caller never passes). [`super::mixed_words`] gives the same
 /// bits to the non-ASCII characters it knows.
-pub(super) const WORD: u8 = 1; // letter, digit or `_`: joins its neighbours of this kind
-pub(super) const ALNUM: u8 = 2; // letter or digit: a segment needs one to be a word
-pub(super) const LETTER: u8 = 4;
-pub(super) const DIGIT: u8 = 8;
+pub(crate) const WORD: u8 = 1; // letter, digit or `_`: joins its neighbours of this kind
+pub(crate) const ALNUM: u8 = 2; // letter or digit: a segment needs one to be a word
+pub(crate) const LETTER: u8 = 4;
+pub(crate) const DIGIT: u8 = 8;
 /// `:` `.` `'` join two letters (MidLetter, MidNumLet, Single_Quote).
-pub(super) const MID_LETTERS: u8 = 16;
+pub(crate) const MID_LETTERS: u8 = 16;
 /// `,` `;` `.` `'` join two digits (MidNum, MidNumLet, Single_Quote).
-pub(super) const MID_DIGITS: u8 = 32;
+pub(crate) const MID_DIGITS: u8 = 32;
 
-pub(super) const CLASS: [u8; 256] = {
+pub(crate) const CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut c = 0;
     while c < 128 {
@@ -50,65 +54,17 @@ pub(super) fn mid_joins(left: u8, mid: u8, right: u8) -> bool {
         || (mid & MID_DIGITS != 0 && left & right & DIGIT != 0)
 }
 
-/// Bit `j` set iff `b[j]` is a word character; `b` holds at most 64 bytes.
-/// The definition, and the path for the tail of a block.
-#[inline]
-fn word_mask_scalar(b: &[u8]) -> u64 {
-    debug_assert!(b.len() <= 64);
-    let mut m = 0u64;
-    for (j, &x) in b.iter().enumerate() {
-        m |= ((CLASS[x as usize] & WORD) as u64) << j;
-    }
-    m
-}
-
-/// [`word_mask_scalar`], 16 bytes per step with SSE2: four compares and a
-/// `movemask` replace sixteen table lookups.
-#[cfg(target_arch = "x86_64")]
+/// Bit `j` set iff `b[j]` is a word character; `b` holds at most 64 bytes
+/// (see [`scalar::word_mask`], the definition). On x86_64, 16 bytes per
+/// step with SSE2: four compares and a `movemask` replace sixteen table
+/// lookups.
 #[inline]
 fn word_mask(b: &[u8]) -> u64 {
-    // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
-    unsafe { word_mask_sse2(b) }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-#[inline]
-fn word_mask_sse2(b: &[u8]) -> u64 {
-    use core::arch::x86_64::*;
-    debug_assert!(b.len() <= 64);
-    // Unsigned `v - base < n`, as a signed compare after moving `base` to
-    // -128 (SSE2 has no unsigned byte compare).
-    let in_range = |v: __m128i, base: u8, n: u8| {
-        let shifted = _mm_add_epi8(v, _mm_set1_epi8(0x80u8.wrapping_sub(base) as i8));
-        _mm_cmplt_epi8(shifted, _mm_set1_epi8(0x80u8.wrapping_add(n) as i8))
-    };
-    let mut chunks = b.chunks_exact(16);
-    let mut m = 0u64;
-    let mut shift = 0;
-    for c in &mut chunks {
-        // SAFETY: `c` is exactly 16 readable bytes; loadu has no alignment
-        // requirement.
-        let x = unsafe { _mm_loadu_si128(c.as_ptr().cast()) };
-        // `| 0x20` lower-cases ASCII letters and moves no other byte into a..z.
-        let letter = in_range(_mm_or_si128(x, _mm_set1_epi8(0x20)), b'a', 26);
-        let digit = in_range(x, b'0', 10);
-        let under = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'_' as i8));
-        let word = _mm_or_si128(_mm_or_si128(letter, digit), under);
-        m |= u64::from(_mm_movemask_epi8(word) as u16) << shift;
-        shift += 16;
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = Sse2::detect() {
+        return sse2::ascii_words::word_mask(t, b);
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        m |= word_mask_scalar(rest) << shift;
-    }
-    m
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline]
-fn word_mask(b: &[u8]) -> u64 {
-    word_mask_scalar(b)
+    scalar::word_mask(b)
 }
 
 /// The UAX #29 words of `s`, which must be ASCII (the caller checks).
@@ -261,7 +217,7 @@ mod tests {
     proptest! {
         #[test]
         fn word_mask_equals_scalar(b in proptest::collection::vec(0u8..128, 0..=64)) {
-            prop_assert_eq!(word_mask(&b), word_mask_scalar(&b));
+            prop_assert_eq!(word_mask(&b), scalar::word_mask(&b));
         }
     }
 
@@ -275,7 +231,7 @@ mod tests {
                     b[j] = x;
                     assert_eq!(
                         word_mask(&b[..len]),
-                        word_mask_scalar(&b[..len]),
+                        scalar::word_mask(&b[..len]),
                         "{x} at {j}/{len}"
                     );
                     b[j] = b' ';

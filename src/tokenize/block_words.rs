@@ -32,6 +32,8 @@ use super::mixed_words::{
     ALNUM, COMPLEX, DIGIT, KATAKANA, LETTER, MID_DIGITS, MID_LETTERS, PLAIN, class_at,
     stretch_start, stretch_words,
 };
+#[cfg(target_arch = "x86_64")]
+use crate::arch::x86_64::{Avx512Vbmi, avx512};
 
 /// The masks of one block, bit `j` for byte `base + j`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -134,9 +136,8 @@ fn add_non_ascii(b: &[u8], base: usize, block: &mut Block) {
     // wait for the current one's length to be decoded.
     let mut lead = block.m.lead;
     #[cfg(target_arch = "x86_64")]
-    if crate::cpu::has_avx512vbmi() {
-        // SAFETY: the CPU has AVX-512 F, BW and VBMI.
-        let common = unsafe { super::block_words_x86_64::common(b, base, lead) };
+    if let Some(t) = Avx512Vbmi::detect() {
+        let common = avx512::block_words::common(t, b, base, lead);
         add_common(block, common);
         lead &= !(common.letters2 | common.letters3 | common.singles3);
     }
@@ -197,7 +198,7 @@ fn add_non_ascii(b: &[u8], base: usize, block: &mut Block) {
 /// [`add_non_ascii`].
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn add_common(block: &mut Block, c: super::block_words_x86_64::Common) {
+fn add_common(block: &mut Block, c: avx512::block_words::Common) {
     let letters = c.letters2 | c.letters2 << 1 | c.letters3 | c.letters3 << 1 | c.letters3 << 2;
     block.m.word |= letters;
     block.m.letter |= letters;

@@ -30,10 +30,10 @@ use unicode_segmentation::UnicodeSegmentation;
 use super::ascii_words::{self, CLASS};
 
 /// The [`ascii_words`] bits, plus the three below.
-pub(super) type Class = u16;
+pub(crate) type Class = u16;
 
 pub(super) const WORD: Class = ascii_words::WORD as Class;
-pub(super) const ALNUM: Class = ascii_words::ALNUM as Class;
+pub(crate) const ALNUM: Class = ascii_words::ALNUM as Class;
 pub(super) const LETTER: Class = ascii_words::LETTER as Class;
 pub(super) const DIGIT: Class = ascii_words::DIGIT as Class;
 pub(super) const MID_LETTERS: Class = ascii_words::MID_LETTERS as Class;
@@ -42,7 +42,7 @@ pub(super) const MID_DIGITS: Class = ascii_words::MID_DIGITS as Class;
 /// Word-break class `Other`, not whitespace and not `"`: breaks on both
 /// sides and is invisible to every context rule. With `ALNUM` it is a word
 /// on its own (a Han ideograph).
-pub(super) const PLAIN: Class = 1 << 8;
+pub(crate) const PLAIN: Class = 1 << 8;
 /// ASCII whitespace.
 const SPACE: Class = 1 << 9;
 /// Anything this module does not model: handled by `unicode-segmentation`.
@@ -148,24 +148,24 @@ const TWO_BYTE: [Class; 0x780] = {
 
 /// Whether `class` is a plain letter: its bytes join the `word` and
 /// `letter` masks and nothing else (what most letters of most scripts are).
-pub(super) const fn is_plain_letter(class: Class) -> bool {
+pub(crate) const fn is_plain_letter(class: Class) -> bool {
     class & (COMPLEX | PLAIN | KATAKANA | MID_LETTERS | MID_DIGITS) == 0 && class & LETTER != 0
 }
 
-/// The classes the block kernel (`block_words_x86_64.rs`) looks up with
-/// byte permutes; every other character is classed one by one.
-pub(super) struct WideTables {
+/// The classes the block kernel (`crate::arch::x86_64::avx512::block_words`)
+/// looks up with byte permutes; every other character is classed one by one.
+pub(crate) struct WideTables {
     /// One bit per code point below U+0800 that [`is_plain_letter`]: byte
     /// `u >> 3`, bit `u & 7`.
-    pub(super) letters2: [u8; 256],
+    pub(crate) letters2: [u8; 256],
     /// Bytes 0..32: one bit per 256-code-point page of the BMP all of whose
     /// code points are words on their own (`PLAIN | ALNUM`: Han); bytes
     /// 32..64: the pages of plain letters only (Hangul syllables). Byte
     /// `p >> 3` (plus 32), bit `p & 7`.
-    pub(super) pages: [u8; 64],
+    pub(crate) pages: [u8; 64],
 }
 
-pub(super) static WIDE_TABLES: WideTables = {
+pub(crate) static WIDE_TABLES: WideTables = {
     let mut letters2 = [0u8; 256];
     let mut u = 0x80u32;
     while u < 0x800 {
@@ -218,7 +218,7 @@ const fn three_byte_class(cp: u32) -> Class {
 /// Class and UTF-8 length of the character starting at `b[i]` (a character
 /// boundary of a `str`).
 #[inline(always)]
-pub(super) fn class_at(b: &[u8], i: usize) -> (Class, usize) {
+pub(crate) fn class_at(b: &[u8], i: usize) -> (Class, usize) {
     let b0 = b[i];
     if b0 < 0x80 {
         return (ASCII[b0 as usize], 1);

@@ -11,16 +11,14 @@ use alloc::string::String;
 use crate::Result;
 
 mod ascii_batch;
-mod ascii_scan;
-mod ascii_words;
+pub(crate) mod ascii_scan;
+pub(crate) mod ascii_words;
 mod block_words;
-#[cfg(target_arch = "x86_64")]
-mod block_words_x86_64;
 #[cfg(feature = "cjk")]
 pub mod cjk;
 pub(crate) mod fused;
 mod grapheme;
-mod mixed_words;
+pub(crate) mod mixed_words;
 mod shingle;
 mod word;
 

@@ -26,9 +26,7 @@ pub mod fast;
 mod fingerprinter;
 mod kernel;
 pub(crate) mod scheme;
-mod shingle_hash;
-#[cfg(target_arch = "x86_64")]
-mod shingle_hash_x86_64;
+pub(crate) mod shingle_hash;
 mod sig;
 #[cfg(feature = "serde")]
 mod sig_serde;

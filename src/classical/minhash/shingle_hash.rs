@@ -6,21 +6,23 @@
 //! [`ShingleHasher::hash_spans`] sorts a batch by class without branching
 //! and runs each class in a loop of its own, with the seed already folded
 //! into the secret words. Where the CPU has AVX-512 F and DQ it hands the
-//! batch to `shingle_hash_x86_64` instead, which splits it by class the
-//! same way and hashes each class eight spans at a time. Every length
-//! equals `xxh3_128_with_seed(bytes, seed)`; the tests check lengths 0–300,
-//! and every span near a text's end through both paths.
+//! batch to `crate::arch::x86_64::avx512::shingle_hash` instead, which
+//! splits it by class the same way and hashes each class eight spans at a
+//! time. Every length equals `xxh3_128_with_seed(bytes, seed)`; the tests
+//! check lengths 0–300, and every span near a text's end through both paths.
 
+#[cfg(target_arch = "x86_64")]
+use crate::arch::x86_64::{Avx512Dq, avx512};
 use crate::classical::HashFamily;
 use crate::classical::hash::{fold64, le64};
 
 /// Most spans [`ShingleHasher::hash_spans`] takes at once.
 pub(crate) const SPAN_BATCH: usize = 64;
 
-pub(super) const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
-pub(super) const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
-pub(super) const PRIME64_4: u64 = 0x85eb_ca77_c2b2_ae63;
-pub(super) const PRIME_MX1: u64 = 0x1656_6791_9e37_79f9;
+pub(crate) const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
+pub(crate) const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+pub(crate) const PRIME64_4: u64 = 0x85eb_ca77_c2b2_ae63;
+pub(crate) const PRIME_MX1: u64 = 0x1656_6791_9e37_79f9;
 
 /// XXH3's default secret (the seed-0 secret is the default one).
 const SECRET: [u8; 192] = xxhash_rust::const_xxh3::const_custom_default_secret(0);
@@ -32,28 +34,16 @@ fn avalanche(mut h: u64) -> u64 {
     h ^ (h >> 32)
 }
 
-/// Whether the eight-lane kernel of `shingle_hash_x86_64` can run here.
-fn wide_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        crate::cpu::has_avx512dq()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
 /// Seeded XXH3-128 with the seed's constants computed once.
 #[derive(Clone, Debug)]
 pub(crate) struct ShingleHasher {
-    pub(super) seed: u64,
+    pub(crate) seed: u64,
     /// The first 64 bytes of the secret as words: `+ seed` at even
     /// indices, `− seed` at odd ones (what 17–64 byte inputs read).
-    pub(super) keys: [u64; 8],
-    /// Whether the eight-lane kernel can run here (read only on x86_64).
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    wide: bool,
+    pub(crate) keys: [u64; 8],
+    /// The proof that the eight-lane kernel can run here, if it can.
+    #[cfg(target_arch = "x86_64")]
+    wide: Option<Avx512Dq>,
 }
 
 impl ShingleHasher {
@@ -68,7 +58,8 @@ impl ShingleHasher {
                     s.wrapping_sub(seed)
                 }
             }),
-            wide: wide_available(),
+            #[cfg(target_arch = "x86_64")]
+            wide: Avx512Dq::detect(),
         }
     }
 
@@ -143,12 +134,8 @@ impl ShingleHasher {
         out: &mut [[u64; 2]; SPAN_BATCH],
     ) -> usize {
         #[cfg(target_arch = "x86_64")]
-        if self.wide {
-            // SAFETY: `wide` is only set when the CPU reported AVX-512F and
-            // AVX-512DQ (without std: the binary was compiled with both).
-            return unsafe {
-                super::shingle_hash_x86_64::hash_spans_avx512(self, text, starts, ends, out)
-            };
+        if let Some(t) = self.wide {
+            return avx512::shingle_hash::hash_spans(t, self, text, starts, ends, out);
         }
         self.hash_spans_sorted(text, starts, ends, out)
     }
@@ -245,8 +232,11 @@ mod tests {
                 spans.push((end - len, end));
             }
         }
-        let wide = wide_available();
-        if !wide {
+        #[cfg(target_arch = "x86_64")]
+        let wide = Avx512Dq::detect();
+        #[cfg(not(target_arch = "x86_64"))]
+        let wide: Option<()> = None;
+        if wide.is_none() {
             std::println!(
                 "every_span_near_the_end_matches_xxh3: AVX-512DQ kernel skipped (CPU lacks it)"
             );
@@ -267,13 +257,9 @@ mod tests {
                 got.sort_unstable();
                 assert_eq!(got, want, "sorted path, seed {seed:#x}");
                 #[cfg(target_arch = "x86_64")]
-                if wide {
-                    // SAFETY: AVX-512F and DQ were detected.
-                    let k = unsafe {
-                        crate::classical::minhash::shingle_hash_x86_64::hash_spans_avx512(
-                            &h, &text, &starts, &ends, &mut out,
-                        )
-                    };
+                if let Some(t) = wide {
+                    let k =
+                        avx512::shingle_hash::hash_spans(t, &h, &text, &starts, &ends, &mut out);
                     let mut got = out[..k].to_vec();
                     got.sort_unstable();
                     assert_eq!(got, want, "kernel, seed {seed:#x}");

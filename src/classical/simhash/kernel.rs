@@ -10,22 +10,10 @@
 //! That replaces txtfp 0.3.2's 64 saturating `i64` updates per token (spec P5)
 //! with ~8 loads and adds, no `unsafe` and no CPU-specific code. Its counters
 //! cannot saturate below 2^64 votes, where 0.3.2's `i64` ones could not either
-//! below 2^63, so the signatures are identical.
+//! below 2^63, so the signatures are identical. The lane updates of whole
+//! batches (portable and SIMD) are in [`crate::arch`], picked by `votes`.
 
-/// `SPREAD[v]` has byte `k` equal to bit `k` of `v`: one byte lane per bit.
-const SPREAD: [u64; 256] = {
-    let mut t = [0u64; 256];
-    let mut v = 0;
-    while v < 256 {
-        let mut k = 0;
-        while k < 8 {
-            t[v] |= (((v >> k) & 1) as u64) << (8 * k);
-            k += 1;
-        }
-        v += 1;
-    }
-    t
-};
+use crate::arch::scalar::votes::SPREAD;
 
 /// Votes a lane byte can absorb before it must be widened.
 const LANE_CAPACITY: u32 = 255;
@@ -68,7 +56,8 @@ impl BitCounter {
 
     /// One vote per hash of `hashes`, in runs that fit in the lanes:
     /// `add_run(lanes, run)` must add `run`'s ±1 votes to the lane bytes, as
-    /// [`add_run_scalar`] does; this method does the widening between runs.
+    /// [`crate::arch::scalar::votes::add_run`] does; this method does the
+    /// widening between runs.
     #[inline]
     pub(crate) fn add_all(
         &mut self,
@@ -128,18 +117,6 @@ impl BitCounter {
     }
 }
 
-/// The portable lane update of [`BitCounter::add_all`]: byte `k` of
-/// `lanes[j]` gains one per hash of `run` with bit `8j + k` set. The caller
-/// keeps every byte below 256.
-#[inline]
-pub(crate) fn add_run_scalar(lanes: &mut [u64; 8], run: &[u64]) {
-    for &h in run {
-        for (j, lane) in lanes.iter_mut().enumerate() {
-            *lane += SPREAD[((h >> (8 * j)) & 0xff) as usize];
-        }
-    }
-}
-
 /// Per-bit sums of real-valued weights: bit `b` is set iff the sum of `+w`
 /// over hashes with bit `b` set and `−w` over the others is positive.
 /// Weights are added in call order, which callers keep deterministic.
@@ -185,15 +162,6 @@ pub(super) mod tests {
             c.add(h);
         }
         c
-    }
-
-    #[test]
-    fn spread_table_puts_bit_k_in_byte_k() {
-        assert_eq!(SPREAD[0], 0);
-        assert_eq!(SPREAD[1], 1);
-        assert_eq!(SPREAD[0x80], 1 << 56);
-        assert_eq!(SPREAD[0xff], 0x0101_0101_0101_0101);
-        assert_eq!(SPREAD[0b101], 0x0001_0001);
     }
 
     #[test]

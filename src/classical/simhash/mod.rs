@@ -49,12 +49,8 @@ mod sketch;
 mod streaming;
 #[cfg(test)]
 mod tests;
-mod token_hash;
-#[cfg(target_arch = "x86_64")]
-mod token_hash_x86_64;
+pub(crate) mod token_hash;
 mod votes;
-#[cfg(target_arch = "x86_64")]
-mod votes_x86_64;
 mod wide;
 mod wide_fp;
 #[cfg(feature = "lsh")]

@@ -11,42 +11,30 @@
 //! * computes only the low half, which drops about half the multiplies;
 //! * hashes a batch of words at once ([`TokenHasher::hash_spans`]): where
 //!   the CPU has AVX-512F and DQ, the words of 1–8 bytes go eight at a
-//!   time through one kernel (`token_hash_x86_64.rs`) that computes both
-//!   classes on every lane and keeps each lane's own; otherwise the words
-//!   are first sorted by length class without branching, then each class
-//!   runs a loop of its own, whose only branch is the loop's.
+//!   time through one kernel (`crate::arch::x86_64::avx512::token_hash`)
+//!   that computes both classes on every lane and keeps each lane's own;
+//!   otherwise the words are first sorted by length class without
+//!   branching, then each class runs a loop of its own, whose only branch
+//!   is the loop's.
 //!
 //! Inputs longer than 16 bytes take the 17–128 byte routine (low half only),
 //! and inputs longer than 128 bytes the `xxhash-rust` implementation. Every
 //! path equals `xxh3_128_with_seed(bytes, seed) as u64`; the tests check it
 //! for every length up to 300 and many seeds.
 
-use crate::classical::hash::{fold64, le64};
-
 #[cfg(target_arch = "x86_64")]
-use super::token_hash_x86_64::short_spans_avx512;
-
-/// Whether [`short_spans_avx512`] can run here.
-fn wide_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        crate::cpu::has_avx512dq()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
+use crate::arch::x86_64::{Avx512Dq, avx512};
+use crate::classical::hash::{fold64, le64};
 
 /// Most spans [`TokenHasher::hash_spans`] takes at once.
 pub(crate) const SPAN_BATCH: usize = 64;
 
 const PRIME32_2: u64 = 0x85eb_ca77;
-pub(super) const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
-pub(super) const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
-pub(super) const PRIME64_3: u64 = 0x1656_67b1_9e37_79f9;
+pub(crate) const PRIME64_1: u64 = 0x9e37_79b1_85eb_ca87;
+pub(crate) const PRIME64_2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+pub(crate) const PRIME64_3: u64 = 0x1656_67b1_9e37_79f9;
 const PRIME_MX1: u64 = 0x1656_6791_9e37_79f9;
-pub(super) const PRIME_MX2: u64 = 0x9fb2_1c65_1e98_df25;
+pub(crate) const PRIME_MX2: u64 = 0x9fb2_1c65_1e98_df25;
 
 /// The first 128 bytes of XXH3's default secret, as little-endian words.
 /// Inputs up to 128 bytes read nothing past them.
@@ -115,10 +103,10 @@ pub(crate) struct TokenHasher {
     flip_9to16_hi: u64,
     /// 17–128 bytes: `SECRET[i] + seed` at even `i`, `SECRET[i] − seed` at odd.
     keys: [u64; 16],
-    /// The CPU runs the eight-word kernel (AVX-512F and DQ; read only on
-    /// x86_64).
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    wide: bool,
+    /// The proof that the CPU runs the eight-word kernel (AVX-512F and DQ),
+    /// if it does.
+    #[cfg(target_arch = "x86_64")]
+    wide: Option<Avx512Dq>,
 }
 
 impl TokenHasher {
@@ -138,7 +126,8 @@ impl TokenHasher {
                     SECRET[i].wrapping_sub(seed)
                 }
             }),
-            wide: wide_available(),
+            #[cfg(target_arch = "x86_64")]
+            wide: Avx512Dq::detect(),
         }
     }
 
@@ -167,7 +156,7 @@ impl TokenHasher {
     /// costs only its own class's arithmetic.
     ///
     /// Where the CPU has AVX-512F and DQ, words of 1–8 bytes go eight at a
-    /// time through [`short_spans_avx512`] instead, unsorted.
+    /// time through the AVX-512 kernel instead, unsorted.
     pub(crate) fn hash_spans(
         &self,
         text: &[u8],
@@ -176,8 +165,8 @@ impl TokenHasher {
         out: &mut [u64; SPAN_BATCH],
     ) -> usize {
         #[cfg(target_arch = "x86_64")]
-        if self.wide {
-            return self.hash_spans_wide(text, starts, ends, out);
+        if let Some(t) = self.wide {
+            return self.hash_spans_wide(t, text, starts, ends, out);
         }
         self.hash_spans_sorted(text, starts, ends, out)
     }
@@ -188,25 +177,23 @@ impl TokenHasher {
     #[cfg(target_arch = "x86_64")]
     fn hash_spans_wide(
         &self,
+        t: Avx512Dq,
         text: &[u8],
         starts: &[usize],
         ends: &[usize],
         out: &mut [u64; SPAN_BATCH],
     ) -> usize {
         let mut others = [0u8; SPAN_BATCH];
-        // SAFETY: `wide` is only set when the CPU reported AVX-512F and
-        // AVX-512DQ (without std: the binary was compiled with both).
-        let (mut k, no) = unsafe {
-            short_spans_avx512(
-                self.flip_1to3,
-                self.flip_4to8,
-                text,
-                starts,
-                ends,
-                out,
-                &mut others,
-            )
-        };
+        let (mut k, no) = avx512::token_hash::short_spans(
+            t,
+            self.flip_1to3,
+            self.flip_4to8,
+            text,
+            starts,
+            ends,
+            out,
+            &mut others,
+        );
         for &i in &others[..no.min(SPAN_BATCH)] {
             let w = text
                 .get(starts[usize::from(i)]..ends[usize::from(i)])
@@ -418,8 +405,11 @@ mod tests {
         let mut paths: Vec<(&str, SpansPath)> =
             alloc::vec![("sorted", TokenHasher::hash_spans_sorted)];
         #[cfg(target_arch = "x86_64")]
-        if h.wide {
-            paths.push(("wide", TokenHasher::hash_spans_wide));
+        if h.wide.is_some() {
+            paths.push(("wide", |h, text, starts, ends, out| {
+                let t = h.wide.expect("checked above");
+                h.hash_spans_wide(t, text, starts, ends, out)
+            }));
         }
         for (name, path) in paths {
             let mut out = [0u64; SPAN_BATCH];
@@ -434,7 +424,7 @@ mod tests {
     #[test]
     fn wide_path_follows_the_cpu() {
         #[cfg(all(target_arch = "x86_64", feature = "std"))]
-        assert_eq!(TokenHasher::new(0).wide, crate::cpu::has_avx512dq());
+        assert_eq!(TokenHasher::new(0).wide, Avx512Dq::detect());
     }
 
     #[test]

@@ -1,34 +1,36 @@
 //! Term-frequency votes: token hashes queued in batches and added to a
 //! [`BitCounter`] by the fastest lane kernel the CPU has.
 //!
-//! The portable kernel ([`add_run_scalar`]) spreads each hash byte through a
+//! The portable kernel ([`scalar::add_run`]) spreads each hash byte through a
 //! table into 8 one-byte lanes: 8 loads and 8 adds per token. With AVX-512BW
-//! ([`votes_x86_64`](super::votes_x86_64)) one `vpmovm2b` turns the 64-bit
+//! (`crate::arch::x86_64::avx512::votes`) one `vpmovm2b` turns the 64-bit
 //! hash into 64 bytes of 0 or −1 and one `vpsubb` adds all 64 votes; the 64
 //! lane bytes stay in a register for a whole batch. Both update the same
 //! lane bytes and leave the widening to [`BitCounter::add_all`], so the
 //! counts, and the signatures, are identical (the tests hold every kernel to
 //! the plain ±1 counters).
 //!
-//! Which kernel runs is a [`VoteKernel`] value, obtainable only through CPU
-//! detection: at run time under `std`, from the compile-time target features
-//! without it (as [`crate::classical::minhash`]'s kernels do).
+//! Which kernel runs is a [`VoteKernel`] value, which holds the CPU feature
+//! proof of its level, obtainable only through detection: at run time under
+//! `std`, from the compile-time target features without it (see
+//! [`crate::arch`]).
 
-use super::kernel::{BitCounter, add_run_scalar};
+use super::kernel::BitCounter;
+use crate::arch::scalar::votes as scalar;
 #[cfg(target_arch = "x86_64")]
-use crate::cpu::has_avx512bw;
+use crate::arch::x86_64::{Avx512Bw, avx512};
 
 /// Hashes queued before a kernel call: enough to amortize the call and the
 /// register load and store of the lanes.
 const BATCH: usize = 64;
 
-/// The lane kernel a [`VoteKernel`] runs. Private so that a SIMD level can
-/// only come from detection.
+/// The lane kernel a [`VoteKernel`] runs, with the proof that the CPU has
+/// its features: a SIMD level can only come from detection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Level {
     Scalar,
     #[cfg(target_arch = "x86_64")]
-    Avx512Bw,
+    Avx512Bw(Avx512Bw),
 }
 
 /// A proof-carrying kernel choice: a `VoteKernel` holding a SIMD level
@@ -40,8 +42,8 @@ impl VoteKernel {
     /// The fastest kernel the running CPU supports.
     pub(crate) fn detect() -> Self {
         #[cfg(target_arch = "x86_64")]
-        if has_avx512bw() {
-            return VoteKernel(Level::Avx512Bw);
+        if let Some(t) = Avx512Bw::detect() {
+            return VoteKernel(Level::Avx512Bw(t));
         }
         VoteKernel(Level::Scalar)
     }
@@ -52,8 +54,8 @@ impl VoteKernel {
         #[allow(unused_mut)] // only pushed to on x86_64
         let mut v = alloc::vec![VoteKernel(Level::Scalar)];
         #[cfg(target_arch = "x86_64")]
-        if has_avx512bw() {
-            v.push(VoteKernel(Level::Avx512Bw));
+        if let Some(t) = Avx512Bw::detect() {
+            v.push(VoteKernel(Level::Avx512Bw(t)));
         }
         v
     }
@@ -62,15 +64,11 @@ impl VoteKernel {
     #[inline]
     pub(crate) fn add_all(self, counter: &mut BitCounter, hashes: &[u64]) {
         match self.0 {
-            Level::Scalar => counter.add_all(hashes, add_run_scalar),
+            Level::Scalar => counter.add_all(hashes, scalar::add_run),
             #[cfg(target_arch = "x86_64")]
-            Level::Avx512Bw => counter.add_all(hashes, |lanes, run| {
-                // SAFETY: a VoteKernel with this level is only built by
-                // `detect` / `all_available` after the CPU reported AVX-512F
-                // and AVX-512BW (without std: when the binary was compiled
-                // with both enabled, so every CPU running it has them).
-                unsafe { super::votes_x86_64::add_run_avx512bw(lanes, run) }
-            }),
+            Level::Avx512Bw(t) => {
+                counter.add_all(hashes, |lanes, run| avx512::votes::add_run(t, lanes, run))
+            }
         }
     }
 }
@@ -176,7 +174,7 @@ mod tests {
         assert_eq!(all[0], VoteKernel(Level::Scalar));
         assert_eq!(*all.last().unwrap(), VoteKernel::detect());
         #[cfg(all(target_arch = "x86_64", feature = "std"))]
-        assert_eq!(all.len() == 2, has_avx512bw());
+        assert_eq!(all.len() == 2, Avx512Bw::detect().is_some());
     }
 
     #[test]

@@ -8,15 +8,18 @@
 //! with salt `s` is four chained Pearson steps `T[T[T[T[s] ^ x] ^ y] ^ z]`;
 //! the first is a constant and the middle two are one [`JOINT`] lookup.
 //!
-//! [`Histogram::update`] runs the AVX-512 VBMI kernel ([`super::avx512`])
-//! over the bulk of each chunk when the CPU has it, and the scalar steps
-//! here elsewhere; the tests compare both with the tlsh2 crate.
+//! [`Histogram::update`] runs the AVX-512 VBMI kernel
+//! (`crate::arch::x86_64::avx512::tlsh`) over the bulk of each chunk when
+//! the CPU has it, and the scalar steps here elsewhere; the tests compare
+//! both with the tlsh2 crate.
 
 use super::tables::{JOINT, PEARSON};
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+use crate::arch::x86_64::{Avx512Vbmi2, avx512};
 
 /// `T[salt]` of the triplet hashes, with the positions `(i, j)` of the two
 /// older bytes (1 = the byte before `b0`).
-pub(super) const TRIPLETS: [(u8, usize, usize); 6] = [
+pub(crate) const TRIPLETS: [(u8, usize, usize); 6] = [
     (PEARSON[2], 1, 2),
     (PEARSON[3], 1, 3),
     (PEARSON[11], 1, 4),
@@ -26,15 +29,15 @@ pub(super) const TRIPLETS: [(u8, usize, usize); 6] = [
 ];
 
 /// `T[0]`: the first step of the checksum hash.
-pub(super) const CHECKSUM_SALT: u8 = PEARSON[0];
+pub(crate) const CHECKSUM_SALT: u8 = PEARSON[0];
 
 /// Bucket counts, checksum and the last four bytes of a byte stream.
 #[derive(Clone)]
 pub(crate) struct Histogram {
     /// Triplet counts per bucket. Only `0..128` reach the digest; the
     /// kernel leaves the others alone, so they are partial.
-    pub(super) counts: [u32; 256],
-    pub(super) checksum: u8,
+    pub(crate) counts: [u32; 256],
+    pub(crate) checksum: u8,
     /// The last four bytes, most recent first (`b1, b2, b3, b4` of the next
     /// byte); valid once four bytes were seen.
     window: [u8; 4],
@@ -68,8 +71,10 @@ impl Histogram {
         let head = data.len().min(4);
         self.scalar(&data[..head]);
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        let done = if data.len() >= head + super::avx512::BLOCK {
-            super::avx512::run(self, data, head)
+        let done = if data.len() >= head + avx512::tlsh::BLOCK
+            && let Some(t) = Avx512Vbmi2::detect()
+        {
+            avx512::tlsh::run(t, self, data, head)
         } else {
             head
         };
@@ -99,7 +104,7 @@ impl Histogram {
     #[cfg_attr(not(all(feature = "std", target_arch = "x86_64")), allow(dead_code))]
     /// After a kernel consumed `data[..end]` (with `end >= 4`): the new
     /// window and length.
-    pub(super) fn advance(&mut self, data: &[u8], start: usize, end: usize) {
+    pub(crate) fn advance(&mut self, data: &[u8], start: usize, end: usize) {
         self.window = [data[end - 1], data[end - 2], data[end - 3], data[end - 4]];
         self.len += (end - start) as u64;
     }

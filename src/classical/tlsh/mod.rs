@@ -41,16 +41,14 @@
 //! # Ok::<(), txtfp::Error>(())
 //! ```
 
-#[cfg(all(feature = "std", target_arch = "x86_64"))]
-mod avx512;
 mod digest;
 mod fingerprint;
 mod fingerprinter;
-mod histogram;
+pub(crate) mod histogram;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod streaming;
-mod tables;
+pub(crate) mod tables;
 
 #[cfg(test)]
 mod tests;

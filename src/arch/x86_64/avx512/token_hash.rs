@@ -8,14 +8,34 @@
 //! lane's own class; the hashes are compressed into the output. No sorting
 //! and no branch per word. The 64×64→128-bit multiply of the 4–8 byte
 //! class, which AVX-512 lacks, is built from four 32×32→64-bit multiplies.
-//! The span tests of [`TokenHasher`](super::token_hash::TokenHasher) hold
+//! The span tests of SimHash's `TokenHasher` (which dispatches here) hold
 //! the result to XXH3.
 
 use core::arch::x86_64::*;
 
-use crate::classical::hash_x86_64::{load_spans, mul_64x64_128};
+use super::hash::{load_spans, mul_64x64_128};
+use crate::arch::x86_64::Avx512Dq;
+use crate::classical::simhash::token_hash::{
+    PRIME_MX2, PRIME64_1, PRIME64_2, PRIME64_3, SPAN_BATCH,
+};
 
-use super::token_hash::{PRIME_MX2, PRIME64_1, PRIME64_2, PRIME64_3, SPAN_BATCH};
+/// [`short_spans_avx512`] on a CPU proven to have AVX-512F and DQ.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // the kernel's own argument list, plus the proof
+pub(crate) fn short_spans(
+    _: Avx512Dq,
+    flip_1to3: u64,
+    flip_4to8: u64,
+    text: &[u8],
+    starts: &[usize],
+    ends: &[usize],
+    out: &mut [u64; SPAN_BATCH],
+    others: &mut [u8; SPAN_BATCH],
+) -> (usize, usize) {
+    // SAFETY: an `Avx512Dq` proof exists only if the CPU has AVX-512F and
+    // AVX-512DQ, the features the kernel is compiled for.
+    unsafe { short_spans_avx512(flip_1to3, flip_4to8, text, starts, ends, out, others) }
+}
 
 /// Hashes the spans `text[starts[i]..ends[i]]`, `i < min(len, SPAN_BATCH)`,
 /// that are 1–8 bytes long with 8 bytes of `text` from their start: their
@@ -23,7 +43,7 @@ use super::token_hash::{PRIME_MX2, PRIME64_1, PRIME64_2, PRIME64_3, SPAN_BATCH};
 /// `TokenHasher` does) go to the front of `out`, in order. The indices of
 /// the other spans go to the front of `others`. Returns both counts.
 #[target_feature(enable = "avx512f,avx512dq")]
-pub(super) fn short_spans_avx512(
+fn short_spans_avx512(
     flip_1to3: u64,
     flip_4to8: u64,
     text: &[u8],

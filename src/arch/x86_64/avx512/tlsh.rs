@@ -16,27 +16,22 @@ use core::arch::x86_64::{
     _mm512_xor_si512,
 };
 
-use super::histogram::{CHECKSUM_SALT, Histogram, TRIPLETS};
-use super::tables::PEARSON;
+use crate::arch::x86_64::Avx512Vbmi2;
+use crate::classical::tlsh::histogram::{CHECKSUM_SALT, Histogram, TRIPLETS};
+use crate::classical::tlsh::tables::PEARSON;
 
 /// Positions per kernel step.
-pub(super) const BLOCK: usize = 64;
-
-/// Whether this CPU runs the kernel.
-pub(super) fn available() -> bool {
-    crate::cpu::has_avx512vbmi2()
-}
+pub(crate) const BLOCK: usize = 64;
 
 /// Consumes whole blocks of `data` from `start` (which must be at least 4,
 /// so that every position has its four preceding bytes in `data`) and
-/// returns where it stopped (`start`, doing nothing, if the CPU lacks the
-/// features).
-pub(super) fn run(h: &mut Histogram, data: &[u8], start: usize) -> usize {
-    if start < 4 || !available() {
+/// returns where it stopped (`start`, doing nothing, if `start < 4`).
+pub(crate) fn run(_: Avx512Vbmi2, h: &mut Histogram, data: &[u8], start: usize) -> usize {
+    if start < 4 {
         return start;
     }
-    // SAFETY: the CPU has the features `run_vbmi` is compiled for (checked
-    // just above).
+    // SAFETY: an `Avx512Vbmi2` proof exists only if the CPU has AVX-512F,
+    // BW, VBMI and VBMI2, the features `run_vbmi` is compiled for.
     unsafe { run_vbmi(h, data, start) }
 }
 

@@ -1,7 +1,8 @@
 //! Code-point lookups over 64 bytes of UTF-8 at once, with AVX-512 (F, BW,
 //! VBMI): the shared core of the canonicalizer's plain runs
-//! (`canonical/plain_x86_64.rs`) and the word segmenter's classes
-//! (`tokenize/block_words_x86_64.rs`).
+//! ([`super::plain_run`]) and the word segmenter's classes
+//! ([`super::block_words`]). Safe `#[target_feature]` functions: only the
+//! kernels of this folder, compiled with the same features, call them.
 //!
 //! Two loads give every byte with the byte after it, and that is enough to
 //! place a 2- or 3-byte code point without decoding it: a 2-byte code
@@ -15,25 +16,25 @@ use core::arch::x86_64::*;
 
 /// 64 bytes of text from some position, each lane with the byte after it.
 #[derive(Clone, Copy)]
-pub(crate) struct Bytes {
+pub(super) struct Bytes {
     /// The bytes; zero past the text's end.
-    pub(crate) b0: __m512i,
+    pub(super) b0: __m512i,
     /// The byte after each (zero past the text's end).
-    pub(crate) b1: __m512i,
+    pub(super) b1: __m512i,
     /// Bit `j`: byte `j` lies inside the text.
-    pub(crate) valid: u64,
+    pub(super) valid: u64,
 }
 
 /// Bits `0..n` set (all of them for `n >= 64`).
 #[inline(always)]
-pub(crate) fn low(n: usize) -> u64 {
+pub(super) fn low(n: usize) -> u64 {
     if n >= 64 { u64::MAX } else { (1 << n) - 1 }
 }
 
 /// The bytes `b[at..]` (up to 64). `at < b.len()`.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-pub(crate) fn load(b: &[u8], at: usize) -> Bytes {
+pub(super) fn load(b: &[u8], at: usize) -> Bytes {
     let rem = b.len().saturating_sub(at);
     let valid = low(rem);
     // SAFETY: masked loads touch only the bytes whose mask bit is set:
@@ -61,7 +62,7 @@ fn splat(x: u8) -> __m512i {
 /// ones, `0xC0, 0x80` for continuation bytes).
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-pub(crate) fn bytes_like(x: &Bytes, mask: u8, value: u8) -> u64 {
+pub(super) fn bytes_like(x: &Bytes, mask: u8, value: u8) -> u64 {
     _mm512_cmpeq_epi8_mask(_mm512_and_si512(x.b0, splat(mask)), splat(value)) & x.valid
 }
 
@@ -79,7 +80,7 @@ fn bit_of(k: __m512i) -> __m512i {
 /// only where byte `j` is a 2-byte lead.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-pub(crate) fn two_byte_bits(x: &Bytes, table: &[u8; 256]) -> u64 {
+pub(super) fn two_byte_bits(x: &Bytes, table: &[u8; 256]) -> u64 {
     // SAFETY: each load reads 64 bytes inside the 256-byte `table`.
     let (t0, t1, t2, t3) = unsafe {
         let p = table.as_ptr();
@@ -108,7 +109,7 @@ pub(crate) fn two_byte_bits(x: &Bytes, table: &[u8; 256]) -> u64 {
 /// `p >> 3`, bit `p & 7`). Meaningful only where byte `j` is a 3-byte lead.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 #[inline]
-pub(crate) fn page_bits(x: &Bytes, pages: &[u8; 64], at: u8) -> u64 {
+pub(super) fn page_bits(x: &Bytes, pages: &[u8; 64], at: u8) -> u64 {
     // SAFETY: the load reads the 64 bytes of `pages`.
     let table = unsafe { _mm512_loadu_si512(pages.as_ptr().cast()) };
     let idx = _mm512_or_si512(

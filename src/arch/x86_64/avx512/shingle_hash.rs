@@ -5,7 +5,7 @@
 //! is first split by class, eight spans at a time, with a register compress
 //! into two lists; each list is then hashed eight lanes at a time, every
 //! 16-byte block a lane reads gathered (all reads stay inside the span). The
-//! 64×64→128-bit multiplies come from [`crate::classical::hash_x86_64`], and
+//! 64×64→128-bit multiplies come from [`super::hash`], and
 //! the `[lo, hi]` pairs go out with two masked stores. Spans of other
 //! lengths, or not ranges of the text, are hashed one by one by the scalar
 //! [`ShingleHasher::hash`]. The tests of [`ShingleHasher::hash_spans`] hold
@@ -19,8 +19,26 @@
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
-use super::shingle_hash::{PRIME_MX1, PRIME64_1, PRIME64_2, PRIME64_4, SPAN_BATCH, ShingleHasher};
-use crate::classical::hash_x86_64::{fold64, load_spans};
+use super::hash::{fold64, load_spans};
+use crate::arch::x86_64::Avx512Dq;
+use crate::classical::minhash::shingle_hash::{
+    PRIME_MX1, PRIME64_1, PRIME64_2, PRIME64_4, SPAN_BATCH, ShingleHasher,
+};
+
+/// [`hash_spans_avx512`] on a CPU proven to have AVX-512F and DQ.
+#[inline(always)]
+pub(crate) fn hash_spans(
+    _: Avx512Dq,
+    h: &ShingleHasher,
+    text: &[u8],
+    starts: &[usize],
+    ends: &[usize],
+    out: &mut [[u64; 2]; SPAN_BATCH],
+) -> usize {
+    // SAFETY: an `Avx512Dq` proof exists only if the CPU has AVX-512F and
+    // AVX-512DQ, the features the kernel is compiled for.
+    unsafe { hash_spans_avx512(h, text, starts, ends, out) }
+}
 
 /// The 16-byte blocks of one round, as words: the front block's two words,
 /// then the back block's.
@@ -66,7 +84,7 @@ impl Blocks {
 /// SPAN_BATCH)`, written to the front of `out` in an unspecified order;
 /// returns how many.
 #[target_feature(enable = "avx512f,avx512dq")]
-pub(super) fn hash_spans_avx512(
+fn hash_spans_avx512(
     h: &ShingleHasher,
     text: &[u8],
     starts: &[usize],
