@@ -80,11 +80,7 @@ mod strip;
 mod versions;
 
 #[cfg(test)]
-mod proptests;
-#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod vectors;
 
 pub use versions::{UnicodeVersions, unicode_versions};
 

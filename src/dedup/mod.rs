@@ -52,11 +52,7 @@ mod report;
 mod simhash;
 mod union_find;
 
-#[cfg(all(test, feature = "std"))]
-mod proptests;
-#[cfg(all(test, feature = "std", feature = "simhash"))]
-mod simhash_tests;
-#[cfg(all(test, feature = "std"))]
+#[cfg(test)]
 mod tests;
 
 use alloc::vec::Vec;

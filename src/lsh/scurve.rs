@@ -25,8 +25,6 @@ mod dd;
 mod quad;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_api;
 
 use alloc::format;
 use alloc::vec::Vec;

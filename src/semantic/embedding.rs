@@ -320,5 +320,4 @@ mod serde_impl {
 }
 
 #[cfg(test)]
-#[path = "embedding_tests.rs"]
 mod tests;

@@ -20,7 +20,6 @@ pub mod local;
 mod pooling;
 mod provider;
 #[cfg(any(feature = "openai", feature = "voyage", feature = "cohere"))]
-#[path = "cloud/mod.rs"]
 pub mod providers;
 
 pub use chunk::{ChunkMode, ChunkingStrategy, chunk_for_model};

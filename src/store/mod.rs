@@ -46,9 +46,7 @@ mod query;
 mod records;
 
 #[cfg(test)]
-mod decision_fixtures;
-#[cfg(test)]
-mod decision_tests;
+mod tests;
 
 pub use backend::{StoreBackend, WriteOp};
 pub use config::{

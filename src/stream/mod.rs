@@ -59,14 +59,8 @@ mod shingle;
 mod split;
 mod utf8;
 
-#[cfg(all(test, feature = "minhash", feature = "simhash"))]
+#[cfg(test)]
 mod tests;
-#[cfg(all(test, feature = "minhash", feature = "simhash"))]
-mod tests_api;
-#[cfg(all(test, feature = "minhash", feature = "simhash"))]
-mod tests_fast;
-#[cfg(all(test, feature = "std", feature = "minhash", feature = "simhash"))]
-mod tests_golden;
 
 #[cfg(any(feature = "minhash", feature = "simhash"))]
 pub(crate) use online::Online;

@@ -380,5 +380,4 @@ fn emit<F: FnMut(usize, usize)>(
 }
 
 #[cfg(test)]
-#[path = "block_words_tests.rs"]
 mod tests;

@@ -295,5 +295,4 @@ pub(super) fn stretch_words<F: FnMut(&str)>(
 }
 
 #[cfg(test)]
-#[path = "mixed_words_tests.rs"]
 mod tests;

@@ -259,5 +259,4 @@ pub(super) fn empty_document() -> Error {
 }
 
 #[cfg(test)]
-#[path = "fingerprinter_tests.rs"]
 mod tests;

@@ -199,5 +199,4 @@ impl<'de, T: SlotSig<H>, const H: usize> Visitor<'de> for TupleVisitor<T, H> {
 }
 
 #[cfg(test)]
-#[path = "slots_serde_tests.rs"]
 pub(super) mod tests;

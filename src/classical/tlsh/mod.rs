@@ -52,10 +52,6 @@ pub(crate) mod tables;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_kernel;
-#[cfg(test)]
-mod tests_streaming;
 
 use alloc::format;
 

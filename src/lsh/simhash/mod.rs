@@ -44,12 +44,6 @@ mod query_batch;
 mod save;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_layout;
-#[cfg(test)]
-mod tests_persist;
-#[cfg(test)]
-mod tests_persist128;
 
 pub use index::SimHashIndex;
 pub use layout::{MAX_AUTO_DISTANCE, MAX_TABLES, MAX_VERIFIED_DISTANCE, SimHashLayout};

@@ -240,7 +240,8 @@ pub(super) struct Parts<'a> {
 }
 
 impl<'a> Parts<'a> {
-    /// The one lane of a 64-bit file.
+    /// The one lane of a 64-bit file (what the memory-mapped index reads).
+    #[cfg(feature = "mmap")]
     pub(super) fn read(view: &FileView<'a>) -> Result<Self> {
         let [lane] = read_lanes::<1>(view)?;
         Ok(lane)

@@ -172,5 +172,4 @@ impl<const H: usize> TokenSketch for StreamSketch<H> {
 }
 
 #[cfg(test)]
-#[path = "streaming_tests.rs"]
 mod tests;

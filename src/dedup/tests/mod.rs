@@ -1,0 +1,352 @@
+//! Unit tests of [`MinHashDedup`] and the report.
+
+#[cfg(feature = "std")]
+mod proptests;
+#[cfg(all(feature = "std", feature = "simhash"))]
+mod simhash;
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+
+use super::*;
+use crate::{
+    Canonicalizer, Error, LshIndexBuilder, MinHashFingerprinter, ShingleTokenizer, WordTokenizer,
+};
+
+const NEWS: &str = "The city council voted on Tuesday to expand the bicycle lane network across \
+    the northern districts, citing a sharp rise in commuter cycling since the spring.";
+const RECIPE: &str = "Whisk the eggs with sugar until pale, fold in the sifted flour, then bake \
+    the batter in a buttered tin for forty minutes at a moderate heat.";
+
+fn corpus() -> Vec<(u64, String)> {
+    vec![
+        (100, NEWS.to_string()),
+        (200, RECIPE.to_string()),
+        (300, NEWS.to_uppercase()), // same tokens after case folding
+        (
+            400,
+            format!("{NEWS} Officials expect work to begin next year."),
+        ),
+        (500, RECIPE.replace("forty", "fifty")),
+    ]
+}
+
+fn words(range: core::ops::Range<u32>) -> String {
+    range
+        .map(|i| format!("w{i:02}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn defaults() {
+    let d = MinHashDedup::new();
+    assert_eq!(d.threshold(), 0.8);
+    assert_eq!(d.verification(), Verification::Exact);
+    assert_eq!(d.banding().unwrap(), LshIndexBuilder::new(32, 4));
+    assert_eq!(d.fingerprinter().tokenizer().k, 5);
+    assert_eq!(
+        d.fingerprinter().config_hash(),
+        MinHashFingerprinter::<_, 128>::new(
+            Canonicalizer::default(),
+            ShingleTokenizer::new(5, WordTokenizer).unwrap()
+        )
+        .config_hash()
+    );
+    assert_eq!(MinHashDedup::default().threshold(), 0.8);
+}
+
+#[test]
+fn keeps_the_first_of_each_cluster() {
+    let report = MinHashDedup::new().run(corpus()).unwrap();
+    assert_eq!(report.kept_ids().collect::<Vec<_>>(), [100, 200, 400, 500]);
+    assert_eq!(report.dropped_ids().collect::<Vec<_>>(), [300]);
+    assert_eq!(
+        report.clusters,
+        [Cluster {
+            kept: 100,
+            members: vec![100, 300]
+        }]
+    );
+    let d = &report.decisions[2];
+    assert_eq!(
+        (d.id, d.keep, d.duplicate_of, d.cluster),
+        (300, false, Some(100), Some(0))
+    );
+    assert_eq!(d.similarity, Some(Similarity::Jaccard(1.0)));
+    assert_eq!(report.stats.documents, 5);
+    assert_eq!(
+        (
+            report.stats.kept,
+            report.stats.dropped,
+            report.stats.clusters
+        ),
+        (4, 1, 1)
+    );
+    // Nothing recorded unless asked for.
+    assert!(report.pairs.is_empty());
+}
+
+#[test]
+fn a_lower_threshold_merges_more() {
+    let report = MinHashDedup::new()
+        .with_threshold(0.5)
+        .with_verification(Verification::Exact)
+        .with_record_pairs(true)
+        .run(corpus())
+        .unwrap();
+    assert_eq!(report.kept_ids().collect::<Vec<_>>(), [100, 200]);
+    assert_eq!(report.clusters[0].members, [100, 300, 400]);
+    assert_eq!(report.clusters[1].members, [200, 500]);
+    for p in &report.pairs {
+        assert!(p.similarity.jaccard().unwrap() >= 0.5, "{p:?}");
+    }
+    assert_eq!(report.stats.verified_pairs as usize, report.pairs.len());
+}
+
+#[test]
+fn repeated_id_is_an_error() {
+    let err = MinHashDedup::new()
+        .run([(7, "a b c d e f"), (8, "g h i j k"), (7, "l m n o p")])
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidInput(_)));
+    assert_eq!(
+        err.to_string(),
+        "invalid input: dedup: id 7 occurs more than once (items 0 and 2); ids must be unique"
+    );
+}
+
+#[test]
+fn empty_documents() {
+    let items = [(1, NEWS), (2, "  !? "), (3, NEWS), (4, "")];
+    let err = MinHashDedup::new().run(items).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid input: dedup: document id 2 (item 1): empty document"
+    );
+    let keep = MinHashDedup::new()
+        .with_empty_documents(EmptyDocuments::Keep)
+        .run(items)
+        .unwrap();
+    assert_eq!(keep.kept_ids().collect::<Vec<_>>(), [1, 2, 4]);
+    assert!(keep.decisions[1].empty && keep.decisions[1].cluster.is_none());
+    assert_eq!(keep.stats.empty, 2);
+    let drop = MinHashDedup::new()
+        .with_empty_documents(EmptyDocuments::Drop)
+        .run(items)
+        .unwrap();
+    assert_eq!(drop.kept_ids().collect::<Vec<_>>(), [1]);
+    assert_eq!(drop.decisions[3].duplicate_of, None);
+    assert_eq!((drop.stats.kept, drop.stats.dropped), (1, 3));
+}
+
+#[test]
+fn configuration_errors() {
+    let msg = |d: MinHashDedup| d.run([(1, NEWS)]).unwrap_err().to_string();
+    for t in [0.0, -0.1, 1.01, f32::NAN, f32::INFINITY] {
+        assert_eq!(
+            msg(MinHashDedup::new().with_threshold(t)),
+            format!("config error: dedup threshold must be in (0.0, 1.0]; got {t}")
+        );
+    }
+    assert_eq!(
+        msg(MinHashDedup::new().with_banding(LshIndexBuilder::new(0, 128))),
+        "config error: bands and rows must be > 0"
+    );
+    // The fingerprinter's own check comes before any document is read.
+    let fp = MinHashFingerprinter::<_, 128>::new(
+        Canonicalizer::default(),
+        ShingleTokenizer {
+            k: 5000,
+            inner: WordTokenizer,
+        },
+    );
+    let err = MinHashDedup::with_fingerprinter(fp)
+        .run([(1, "")])
+        .unwrap_err();
+    assert!(err.to_string().contains("5000"), "{err}");
+}
+
+#[test]
+fn priorities() {
+    let base = words(0..30);
+    let items = vec![
+        (5, base.clone()),
+        (3, format!("{base} w98")),
+        (9, format!("{base} w98 w99")),
+        (1, format!("{base} w97 w96")),
+    ];
+    let dedup = MinHashDedup::with_fingerprinter(MinHashFingerprinter::<_, 128>::new(
+        Canonicalizer::default(),
+        WordTokenizer,
+    ))
+    .with_threshold(0.9);
+    let first = dedup.run(items.clone()).unwrap();
+    assert_eq!(
+        first.clusters,
+        [Cluster {
+            kept: 5,
+            members: vec![5, 3, 9, 1]
+        }]
+    );
+    let longest = dedup
+        .run_by_priority(items.clone(), |_, t| t.len())
+        .unwrap();
+    // 9 and 1 tie on length; 9 comes first.
+    assert_eq!(longest.clusters[0].kept, 9);
+    assert_eq!(longest.decisions[0].duplicate_of, Some(9));
+    let lowest = dedup
+        .run_by_priority(items.clone(), |id, _| Reverse(id))
+        .unwrap();
+    assert_eq!(lowest.kept_ids().collect::<Vec<_>>(), [1]);
+    // The closure sees each member once.
+    let mut calls = Vec::new();
+    dedup
+        .run_by_priority(items, |id, _| {
+            calls.push(id);
+            0
+        })
+        .unwrap();
+    assert_eq!(calls, [5, 3, 9, 1]);
+}
+
+#[test]
+fn run_texts_uses_positions() {
+    let texts: Vec<String> = corpus().into_iter().map(|(_, t)| t).collect();
+    let report = MinHashDedup::new().run_texts(&texts).unwrap();
+    assert_eq!(report.kept_ids().collect::<Vec<_>>(), [0, 1, 3, 4]);
+    assert_eq!(report.decisions[2].duplicate_of, Some(0));
+    let none: [&str; 0] = [];
+    assert_eq!(
+        MinHashDedup::new().run_texts(&none).unwrap(),
+        DedupReport::default()
+    );
+}
+
+#[test]
+fn clusters_are_connected_components() {
+    // A–B and B–C pass 0.6 (8/12); A–C does not (6/14), yet C joins A's cluster.
+    let dedup = MinHashDedup::with_fingerprinter(MinHashFingerprinter::<_, 128>::new(
+        Canonicalizer::default(),
+        WordTokenizer,
+    ))
+    .with_threshold(0.6)
+    .with_verification(Verification::Exact)
+    .with_record_pairs(true);
+    let report = dedup
+        .run([(1, words(0..10)), (2, words(2..12)), (3, words(4..14))])
+        .unwrap();
+    assert_eq!(
+        report.clusters,
+        [Cluster {
+            kept: 1,
+            members: vec![1, 2, 3]
+        }]
+    );
+    let pairs: Vec<(u64, u64, Similarity)> = report
+        .pairs
+        .iter()
+        .map(|p| (p.a, p.b, p.similarity))
+        .collect();
+    let j = Similarity::Jaccard((8.0f64 / 12.0) as f32);
+    assert_eq!(pairs, [(1, 2, j), (2, 3, j)]);
+    assert_eq!(
+        report.decisions[2].similarity,
+        Some(Similarity::Jaccard((6.0f64 / 14.0) as f32))
+    );
+}
+
+#[test]
+fn exact_verification_passes_a_pair_exactly_at_the_threshold() {
+    // 4 shared words out of 5: Jaccard 0.8 exactly.
+    let dedup = MinHashDedup::with_fingerprinter(MinHashFingerprinter::<_, 128>::new(
+        Canonicalizer::default(),
+        WordTokenizer,
+    ))
+    .with_verification(Verification::Exact);
+    let report = dedup.run([(1, words(0..4)), (2, words(0..5))]).unwrap();
+    assert_eq!(
+        report.decisions[1].similarity,
+        Some(Similarity::Jaccard(0.8))
+    );
+    let stricter = dedup
+        .with_threshold(0.81)
+        .run([(1, words(0..4)), (2, words(0..5))]);
+    assert!(stricter.unwrap().clusters.is_empty());
+}
+
+#[test]
+fn verification_none_keeps_every_candidate() {
+    // One band of one row: every pair whose first slot agrees is a candidate.
+    let dedup = MinHashDedup::new()
+        .with_threshold(0.99)
+        .with_banding(LshIndexBuilder::new(128, 1))
+        .with_verification(Verification::None)
+        .with_record_pairs(true);
+    let report = dedup.run(corpus()).unwrap();
+    assert_eq!(report.stats.verified_pairs, report.stats.candidate_pairs);
+    assert!(
+        report
+            .pairs
+            .iter()
+            .any(|p| p.similarity.jaccard().unwrap() < 0.99)
+    );
+    let verified = dedup
+        .with_verification(Verification::Estimated)
+        .run(corpus())
+        .unwrap();
+    assert!(
+        verified
+            .pairs
+            .iter()
+            .all(|p| p.similarity.jaccard().unwrap() >= 0.99)
+    );
+}
+
+#[test]
+fn threshold_one_needs_equal_token_sets() {
+    let report = MinHashDedup::new()
+        .with_threshold(1.0)
+        .with_verification(Verification::Exact)
+        .run(corpus())
+        .unwrap();
+    assert_eq!(report.dropped_ids().collect::<Vec<_>>(), [300]);
+}
+
+#[test]
+fn skipping_known_cluster_members_keeps_the_clusters() {
+    // Forty copies: 780 candidate pairs; without recording, one comparison
+    // per document suffices once the earlier copies form one cluster.
+    let items: Vec<(u64, &str)> = (0..40).map(|i| (i, NEWS)).collect();
+    let mut quiet = MinHashDedup::new();
+    quiet.scan_chunk = 1;
+    let quiet = quiet.run(items.clone()).unwrap();
+    let loud = MinHashDedup::new()
+        .with_record_pairs(true)
+        .run(items)
+        .unwrap();
+    assert_eq!(quiet.clusters, loud.clusters);
+    assert_eq!(quiet.decisions, loud.decisions);
+    assert_eq!(loud.stats.candidate_pairs, 780);
+    assert_eq!(loud.stats.compared_pairs, 780);
+    assert_eq!(quiet.stats.candidate_pairs, 780);
+    assert_eq!(quiet.stats.compared_pairs, 39);
+    assert_eq!(loud.pairs.len(), 780);
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn report_round_trips_through_json() {
+    let report = MinHashDedup::new()
+        .with_record_pairs(true)
+        .run(corpus())
+        .unwrap();
+    let json = serde_json::to_string(&report).unwrap();
+    let back: DedupReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, report);
+    assert!(json.contains(r#""similarity":{"Jaccard":1.0}"#), "{json}");
+    let v: Verification = serde_json::from_str(r#""Exact""#).unwrap();
+    assert_eq!(v, Verification::Exact);
+}

@@ -1,0 +1,48 @@
+use super::*;
+
+#[test]
+fn signature_hex_round_trips() {
+    let sig = vec![0, 1, u64::MAX, 0x0123_4567_89ab_cdef];
+    assert_eq!(parse_signature(&signature_hex(&sig)), Some(sig));
+    assert_eq!(parse_signature("zz"), None);
+}
+
+#[test]
+fn chunks_cover_every_word_once_without_overlap() {
+    let text = "a b c d e f g";
+    let c = chunk_hashes(text, 3, 3);
+    assert_eq!(c.len(), 3);
+    assert_eq!(c[0], chunk_hashes("a b c", 3, 3)[0]);
+    assert_eq!(c[2], chunk_hashes("g", 3, 3)[0]);
+    // With overlap the windows start every stride words; the last
+    // window ends at the last word.
+    let o = chunk_hashes(text, 4, 2);
+    assert_eq!(o.len(), 3);
+    assert_eq!(o[2], chunk_hashes("e f g", 4, 2)[0]);
+    assert!(chunk_hashes("", 3, 3).is_empty());
+}
+
+proptest::proptest! {
+    /// The store's candidate lookup is complete: a fingerprint within
+    /// the radius of a stored one shares a table key with it, for every
+    /// radius the config accepts.
+    #[test]
+    fn simhash_keys_find_every_neighbour(f in proptest::prelude::any::<u64>(),
+                                         flips in proptest::collection::vec(0u32..64, 0..8),
+                                         k in 0u32..=7) {
+        let masks = SimHashLayout::for_distance(k).unwrap().masks().to_vec();
+        let g = flips.iter().take(k as usize).fold(f, |g, b| g ^ (1u64 << b));
+        let (a, b) = (simhash_keys(&masks, f), simhash_keys(&masks, g));
+        proptest::prop_assert!(a.iter().zip(&b).any(|(x, y)| x == y));
+    }
+}
+
+#[test]
+fn bands_reach_the_partial_threshold() {
+    assert_eq!(bands_for(1.0, 128), 1);
+    let b = bands_for(0.5, 128);
+    assert_eq!(128 % b, 0);
+    let r = (128 / b) as i32;
+    let p = 1.0 - (1.0 - 0.5f64.powi(r)).powi(b as i32);
+    assert!(p >= 0.999, "bands {b}: {p}");
+}
