@@ -4,7 +4,6 @@
 //! (`canonicalizer | tokenizer | algorithm [| family | seed]`). Store it beside
 //! a signature; compare signatures only when their config hashes agree.
 
-use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
 
@@ -26,6 +25,32 @@ pub mod algo {
     pub const TLSH: &str = "tlsh";
     /// Dense embedding.
     pub const EMBEDDING: &str = "embedding";
+
+    /// Every label above, in declaration order: the values
+    /// [`FingerprintMetadata::algorithm`](crate::FingerprintMetadata::algorithm)
+    /// can take when read back with serde.
+    pub const ALL: &[&str] = &[
+        MINHASH_128,
+        MINHASH,
+        FAST_MINHASH_128,
+        SIMHASH_64,
+        TLSH,
+        EMBEDDING,
+    ];
+
+    /// The `'static` label equal to `label`, or `None` for a string that is
+    /// not one of [`ALL`].
+    ///
+    /// ```
+    /// use txtfp::algo;
+    /// let owned = String::from("tlsh");
+    /// let label: &'static str = algo::lookup(&owned).unwrap();
+    /// assert_eq!(label, algo::TLSH);
+    /// assert_eq!(algo::lookup("md5"), None);
+    /// ```
+    pub fn lookup(label: &str) -> Option<&'static str> {
+        ALL.iter().copied().find(|known| *known == label)
+    }
 }
 
 /// The config hash of a signature whose configuration is unknown.
@@ -70,13 +95,41 @@ pub fn config_hash_classical(
 }
 
 /// What a stored fingerprint is: algorithm, configuration and size.
+///
+/// The fields are txtfp 0.3.2's, so 0.3.2 code that builds or reads metadata
+/// compiles unchanged. With the `serde` feature the struct also
+/// deserializes (0.3.2 had no serde here; see COMPAT.md W20): the
+/// `algorithm` string is mapped onto the matching [`algo`] constant, and a
+/// label that is none of [`algo::ALL`] is an error naming it.
+///
+/// ```
+/// use txtfp::{FingerprintMetadata, algo};
+/// let m = FingerprintMetadata {
+///     algorithm: algo::TLSH,
+///     config_hash: 0,
+///     model_id: None,
+///     schema_version: 1,
+///     byte_size: 72,
+/// };
+/// let label: &'static str = m.algorithm;
+/// assert_eq!(label, "tlsh");
+/// # #[cfg(feature = "serde")] {
+/// let json = serde_json::to_string(&m).unwrap();
+/// assert_eq!(
+///     json,
+///     r#"{"algorithm":"tlsh","config_hash":0,"model_id":null,"schema_version":1,"byte_size":72}"#
+/// );
+/// assert_eq!(serde_json::from_str::<FingerprintMetadata>(&json).unwrap(), m);
+/// let err = serde_json::from_str::<FingerprintMetadata>(&json.replace("tlsh", "md5")).unwrap_err();
+/// assert!(err.to_string().starts_with("unknown fingerprint algorithm `md5`"));
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct FingerprintMetadata {
-    /// Algorithm label (see [`algo`]). A `Cow` (0.3.2: `&'static str`) so that
-    /// metadata can be deserialized.
-    pub algorithm: Cow<'static, str>,
+    /// Algorithm label: one of the [`algo`] constants for metadata this crate
+    /// makes or reads back.
+    pub algorithm: &'static str,
     /// Config hash, or [`UNCOMPUTED_CONFIG_HASH`].
     pub config_hash: u64,
     /// Embedding model id, if any.
@@ -85,6 +138,72 @@ pub struct FingerprintMetadata {
     pub schema_version: u16,
     /// Size of the signature in bytes.
     pub byte_size: usize,
+}
+
+/// Hand-written `Deserialize`: a derive would make a `&'static str` field
+/// borrow from the input for `'static`. The struct is read into a private
+/// mirror whose label maps onto the `'static` constant of [`algo`], so the
+/// field keeps 0.3.2's type without leaking memory.
+#[cfg(feature = "serde")]
+mod metadata_serde {
+    use super::{FingerprintMetadata, algo};
+    use alloc::string::String;
+    use core::fmt;
+    use serde::Deserialize;
+    use serde::de::{self, Deserializer, Visitor};
+
+    /// An algorithm label, borrowed or owned in the input.
+    struct Label(&'static str);
+
+    impl<'de> Deserialize<'de> for Label {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = Label;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a fingerprint algorithm label")
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<Label, E> {
+                    algo::lookup(v).map(Label).ok_or_else(|| {
+                        E::custom(format_args!(
+                            "unknown fingerprint algorithm `{v}`, expected one of {}",
+                            algo::ALL.join(", ")
+                        ))
+                    })
+                }
+                fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Label, E> {
+                    match core::str::from_utf8(v) {
+                        Ok(s) => self.visit_str(s),
+                        Err(_) => Err(E::invalid_value(de::Unexpected::Bytes(v), &self)),
+                    }
+                }
+            }
+            d.deserialize_str(V)
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(rename = "FingerprintMetadata", deny_unknown_fields)]
+    struct Raw {
+        algorithm: Label,
+        config_hash: u64,
+        model_id: Option<String>,
+        schema_version: u16,
+        byte_size: usize,
+    }
+
+    impl<'de> Deserialize<'de> for FingerprintMetadata {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let r = Raw::deserialize(d)?;
+            Ok(FingerprintMetadata {
+                algorithm: r.algorithm.0,
+                config_hash: r.config_hash,
+                model_id: r.model_id,
+                schema_version: r.schema_version,
+                byte_size: r.byte_size,
+            })
+        }
+    }
 }
 
 impl FingerprintMetadata {
@@ -159,7 +278,7 @@ impl Fingerprint {
         match self {
             #[cfg(feature = "minhash")]
             Fingerprint::MinHash(sig) => FingerprintMetadata {
-                algorithm: Cow::Borrowed(algo::MINHASH_128),
+                algorithm: algo::MINHASH_128,
                 config_hash: UNCOMPUTED_CONFIG_HASH,
                 model_id: None,
                 schema_version: sig.schema,
@@ -167,7 +286,7 @@ impl Fingerprint {
             },
             #[cfg(feature = "minhash")]
             Fingerprint::FastMinHash(sig) => FingerprintMetadata {
-                algorithm: Cow::Borrowed(algo::FAST_MINHASH_128),
+                algorithm: algo::FAST_MINHASH_128,
                 config_hash: UNCOMPUTED_CONFIG_HASH,
                 model_id: None,
                 schema_version: sig.schema,
@@ -175,7 +294,7 @@ impl Fingerprint {
             },
             #[cfg(feature = "simhash")]
             Fingerprint::SimHash(_) => FingerprintMetadata {
-                algorithm: Cow::Borrowed(algo::SIMHASH_64),
+                algorithm: algo::SIMHASH_64,
                 config_hash: UNCOMPUTED_CONFIG_HASH,
                 model_id: None,
                 schema_version: crate::classical::simhash::SCHEMA_VERSION,
@@ -183,7 +302,7 @@ impl Fingerprint {
             },
             #[cfg(feature = "tlsh")]
             Fingerprint::Tlsh(t) => FingerprintMetadata {
-                algorithm: Cow::Borrowed(algo::TLSH),
+                algorithm: algo::TLSH,
                 config_hash: UNCOMPUTED_CONFIG_HASH,
                 model_id: None,
                 schema_version: 1,
@@ -191,7 +310,7 @@ impl Fingerprint {
             },
             #[cfg(feature = "semantic-core")]
             Fingerprint::Embedding(e) => FingerprintMetadata {
-                algorithm: Cow::Borrowed(algo::EMBEDDING),
+                algorithm: algo::EMBEDDING,
                 config_hash: UNCOMPUTED_CONFIG_HASH,
                 model_id: e.model_id().map(String::from),
                 schema_version: 1,
@@ -211,5 +330,74 @@ impl Fingerprint {
     ) -> FingerprintMetadata {
         self.metadata()
             .with_config_hash(config_hash(canon, tokenizer, algorithm_config))
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    fn meta(algorithm: &'static str) -> FingerprintMetadata {
+        FingerprintMetadata {
+            algorithm,
+            config_hash: 0x1ffc_8214_c1e9_e9db,
+            model_id: Some("m".into()),
+            schema_version: 1,
+            byte_size: 1032,
+        }
+    }
+
+    /// COMPAT.md W20: the field is 0.3.2's `&'static str`, the JSON is the
+    /// derived shape, and reading maps every known label back.
+    #[test]
+    fn metadata_serde_maps_known_labels() {
+        for &label in algo::ALL {
+            let m = meta(label);
+            let json = serde_json::to_string(&m).unwrap();
+            assert_eq!(
+                json,
+                format!(
+                    r#"{{"algorithm":"{label}","config_hash":{},"model_id":"m","schema_version":1,"byte_size":1032}}"#,
+                    0x1ffc_8214_c1e9_e9db_u64
+                )
+            );
+            let back: FingerprintMetadata = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, m);
+            let a: &'static str = back.algorithm;
+            assert_eq!(algo::lookup(a), Some(label));
+            // An owned string (escaped JSON is not borrowed) maps too.
+            let escaped = json.replacen(&label[..1], &format!("\\u{:04x}", label.as_bytes()[0]), 1);
+            assert_ne!(escaped, json);
+            assert_eq!(
+                serde_json::from_str::<FingerprintMetadata>(&escaped).unwrap(),
+                m
+            );
+        }
+    }
+
+    #[test]
+    fn metadata_serde_rejects_unknown_label() {
+        let json = serde_json::to_string(&meta(algo::TLSH))
+            .unwrap()
+            .replace("\"tlsh\"", "\"tlsh2\"");
+        let err = serde_json::from_str::<FingerprintMetadata>(&json)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(
+                "unknown fingerprint algorithm `tlsh2`, expected one of minhash-h128, minhash, \
+                 fast-minhash-h128, simhash-b64, tlsh, embedding"
+            ),
+            "{err}"
+        );
+        assert!(
+            serde_json::from_str::<FingerprintMetadata>(&json.replace("\"tlsh2\"", "7")).is_err()
+        );
+        // Unknown fields are still refused.
+        let extra = serde_json::to_string(&meta(algo::TLSH))
+            .unwrap()
+            .replace('}', r#","x":1}"#);
+        assert!(serde_json::from_str::<FingerprintMetadata>(&extra).is_err());
     }
 }
