@@ -143,8 +143,8 @@ pub use semantic::{VoyageInputType, VoyageProvider};
 
 #[cfg(feature = "markup")]
 pub use markup::{
-    HtmlOptions, MarkdownOptions, html_to_text, html_to_text_with, markdown_to_text,
-    markdown_to_text_with,
+    HtmlOptions, MarkdownOptions, MarkdownSyntax, html_to_text, html_to_text_with,
+    markdown_to_text, markdown_to_text_as, markdown_to_text_with,
 };
 #[cfg(feature = "pdf")]
 pub use markup::{PdfOptions, pdf_to_text, pdf_to_text_with};

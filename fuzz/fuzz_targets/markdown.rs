@@ -1,11 +1,11 @@
-//! `markdown_to_text_with` on arbitrary bytes (lossy UTF-8); byte 0 sets the
-//! four options. Checks: no panic, always `Ok`, output trimmed, and no more
+//! `markdown_to_text_as` on arbitrary bytes (lossy UTF-8); byte 0 sets the
+//! three options and the syntax. Checks: no panic, always `Ok`, output trimmed, and no more
 //! text than the input holds (markup is only ever removed, one space added
 //! per block at most).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use txtfp::{MarkdownOptions, markdown_to_text_with};
+use txtfp::{MarkdownOptions, MarkdownSyntax, markdown_to_text_as};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
@@ -16,9 +16,13 @@ fuzz_target!(|data: &[u8]| {
         include_code_blocks: mode & 1 == 0,
         include_inline_code: mode & 2 == 0,
         break_to_space: mode & 4 == 0,
-        gfm: mode & 8 == 0,
     };
-    let text = markdown_to_text_with(&md, opts).expect("markdown_to_text_with failed");
+    let syntax = if mode & 8 == 0 {
+        MarkdownSyntax::Gfm
+    } else {
+        MarkdownSyntax::CommonMark
+    };
+    let text = markdown_to_text_as(&md, opts, syntax).expect("markdown_to_text_as failed");
     assert_eq!(text, text.trim());
     // Entities and escapes can expand (`&ngE;` is 5 bytes for 3), as can
     // tab expansion in code blocks; a loose bound still catches runaways.

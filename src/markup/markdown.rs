@@ -8,17 +8,24 @@ use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use crate::{Error, Result};
 
-/// What [`markdown_to_text_with`] keeps.
+/// What [`markdown_to_text_with`] keeps: txtfp 0.3.2's three switches,
+/// exactly, so 0.3.2 struct literals compile unchanged.
 ///
-/// The first three fields are txtfp 0.3.2's; construct with struct update
-/// syntax so new fields can be added:
+/// Which Markdown syntax is parsed is a separate choice,
+/// [`MarkdownSyntax`], passed to [`markdown_to_text_as`]; the other entry
+/// points parse [`MarkdownSyntax::Gfm`] (see COMPAT.md W18).
 ///
 /// ```
 /// # #[cfg(feature = "markup")] {
 /// use txtfp::{MarkdownOptions, markdown_to_text_with};
-/// let opts = MarkdownOptions { include_code_blocks: false, ..Default::default() };
+/// let opts = MarkdownOptions {
+///     include_code_blocks: false,
+///     include_inline_code: true,
+///     break_to_space: true,
+/// };
 /// let text = markdown_to_text_with("```\nlet x = 1;\n```\ntext", opts)?;
 /// assert_eq!(text, "text");
+/// assert_eq!(opts, MarkdownOptions { include_code_blocks: false, ..Default::default() });
 /// # }
 /// # Ok::<(), txtfp::Error>(())
 /// ```
@@ -33,12 +40,6 @@ pub struct MarkdownOptions {
     /// cells, code blocks) and at line breaks; `false` glues them together
     /// (`# Head\n\nPara` → `HeadPara`), as 0.3.2 does. Default `true`.
     pub break_to_space: bool,
-    /// Parse GitHub extensions: tables, `~~strikethrough~~`, `- [ ]` task
-    /// lists and `[^1]` footnotes. Their syntax then stays out of the text
-    /// (cells become separate blocks; footnote definitions are kept as text,
-    /// references dropped). `false` is txtfp 0.3.2's CommonMark-only parse,
-    /// which leaks `| a | b |`, `|---|` and `~~` into the text. Default `true`.
-    pub gfm: bool,
 }
 
 impl Default for MarkdownOptions {
@@ -47,12 +48,43 @@ impl Default for MarkdownOptions {
             include_code_blocks: true,
             include_inline_code: true,
             break_to_space: true,
-            gfm: true,
         }
     }
 }
 
-/// The text of a Markdown document, with the default [`MarkdownOptions`].
+/// The Markdown dialect [`markdown_to_text_as`] parses.
+///
+/// ```
+/// # #[cfg(feature = "markup")] {
+/// use txtfp::{MarkdownOptions, MarkdownSyntax, markdown_to_text_as};
+/// let md = "| a | b |\n|---|---|\n| 1 | ~~2~~ |";
+/// let opts = MarkdownOptions::default();
+/// assert_eq!(markdown_to_text_as(md, opts, MarkdownSyntax::Gfm)?, "a b 1 2");
+/// assert_eq!(
+///     markdown_to_text_as(md, opts, MarkdownSyntax::CommonMark)?,
+///     "| a | b | |---|---| | 1 | ~~2~~ |"
+/// );
+/// assert_eq!(MarkdownSyntax::default(), MarkdownSyntax::Gfm);
+/// # }
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MarkdownSyntax {
+    /// CommonMark with the GitHub extensions: tables, `~~strikethrough~~`,
+    /// `- [ ]` task lists and `[^1]` footnotes. Their syntax stays out of
+    /// the text (cells become separate blocks; footnote definitions are kept
+    /// as text, references dropped). What [`markdown_to_text`] and
+    /// [`markdown_to_text_with`] parse.
+    #[default]
+    Gfm,
+    /// CommonMark only: txtfp 0.3.2's parse, byte for byte, which leaks
+    /// `| a | b |`, `|---|` and `~~` into the text.
+    CommonMark,
+}
+
+/// The text of a Markdown document, with the default [`MarkdownOptions`]
+/// and GitHub syntax ([`MarkdownSyntax::Gfm`]).
 ///
 /// Markup syntax is dropped and the words kept: emphasis, link and image
 /// text (not URLs), code; HTML blocks disappear, the text between inline HTML
@@ -70,12 +102,13 @@ impl Default for MarkdownOptions {
 ///
 /// Practically never: [`Error::InvalidInput`] if the parser panicked.
 pub fn markdown_to_text(md: &str) -> Result<String> {
-    markdown_to_text_with(md, MarkdownOptions::default())
+    markdown_to_text_as(md, MarkdownOptions::default(), MarkdownSyntax::Gfm)
 }
 
-/// The text of a Markdown document with the given options.
-///
-/// With `gfm: false` the output is txtfp 0.3.2's byte for byte.
+/// The text of a Markdown document with the given options, parsing GitHub
+/// syntax ([`MarkdownSyntax::Gfm`]; 0.3.2 parsed CommonMark only, see
+/// COMPAT.md W18). For 0.3.2's output byte for byte use
+/// [`markdown_to_text_as`] with [`MarkdownSyntax::CommonMark`].
 ///
 /// ```
 /// # #[cfg(feature = "markup")] {
@@ -90,7 +123,35 @@ pub fn markdown_to_text(md: &str) -> Result<String> {
 ///
 /// Practically never: [`Error::InvalidInput`] if the parser panicked.
 pub fn markdown_to_text_with(md: &str, opts: MarkdownOptions) -> Result<String> {
-    catch_unwind(AssertUnwindSafe(|| walk(md, opts))).map_err(|_| {
+    markdown_to_text_as(md, opts, MarkdownSyntax::Gfm)
+}
+
+/// The text of a Markdown document with the given options, parsing the
+/// given [`MarkdownSyntax`]. With [`MarkdownSyntax::CommonMark`] the output
+/// is txtfp 0.3.2's `markdown_to_text_with` byte for byte.
+///
+/// ```
+/// # #[cfg(feature = "markup")] {
+/// use txtfp::{MarkdownOptions, MarkdownSyntax, markdown_to_text_as};
+/// let md = "~~old~~ new";
+/// let opts = MarkdownOptions::default();
+/// assert_eq!(markdown_to_text_as(md, opts, MarkdownSyntax::Gfm)?, "old new");
+/// assert_eq!(markdown_to_text_as(md, opts, MarkdownSyntax::CommonMark)?, "~~old~~ new");
+/// # }
+/// # Ok::<(), txtfp::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// Practically never: [`Error::InvalidInput`] if the parser panicked.
+pub fn markdown_to_text_as(
+    md: &str,
+    opts: MarkdownOptions,
+    syntax: MarkdownSyntax,
+) -> Result<String> {
+    // pulldown-cmark is not known to panic, but the caller may pass any
+    // document: a parser bug becomes an error, not an unwinding caller.
+    catch_unwind(AssertUnwindSafe(|| walk(md, opts, syntax))).map_err(|_| {
         Error::InvalidInput(format!(
             "markdown parse error: the parser panicked on a {}-byte document",
             md.len()
@@ -98,9 +159,9 @@ pub fn markdown_to_text_with(md: &str, opts: MarkdownOptions) -> Result<String> 
     })
 }
 
-fn walk(md: &str, opts: MarkdownOptions) -> String {
+fn walk(md: &str, opts: MarkdownOptions, syntax: MarkdownSyntax) -> String {
     let mut parser_opts = Options::empty();
-    if opts.gfm {
+    if syntax == MarkdownSyntax::Gfm {
         parser_opts |= Options::ENABLE_TABLES
             | Options::ENABLE_STRIKETHROUGH
             | Options::ENABLE_TASKLISTS

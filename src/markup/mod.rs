@@ -4,7 +4,7 @@
 //! | function | input | converter |
 //! |---|---|---|
 //! | [`html_to_text`], [`html_to_text_with`] | HTML page | html5ever + html2text 0.17.4 |
-//! | [`markdown_to_text`], [`markdown_to_text_with`] | Markdown | pulldown-cmark 0.13.6 |
+//! | [`markdown_to_text`], [`markdown_to_text_with`], [`markdown_to_text_as`] | Markdown | pulldown-cmark 0.13.6 |
 //! | [`pdf_to_text`], [`pdf_to_text_with`] | PDF bytes | lopdf 0.47 on a worker thread |
 //!
 //! The output is meant to be fingerprinted: feed it to a
@@ -16,7 +16,7 @@
 //! inside a comment or an attribute value, no longer erases the rest of the
 //! page; GFM tables, strikethrough, task lists and footnotes are parsed instead
 //! of leaking their syntax into the text (switch off with
-//! [`MarkdownOptions::gfm`]). [`HtmlOptions::default`] also leaves out the
+//! [`MarkdownSyntax::CommonMark`] and [`markdown_to_text_as`]). [`HtmlOptions::default`] also leaves out the
 //! decorations html2text adds (`**`, `*`, `` ` ``, `[1]` link footnotes, `# `,
 //! `* `, table box drawing), which 0.3.2 fingerprinted as if they were text.
 
@@ -38,6 +38,8 @@ mod pdf_text;
 #[cfg(feature = "markup")]
 pub use html::{HtmlOptions, html_to_text, html_to_text_with};
 #[cfg(feature = "markup")]
-pub use markdown::{MarkdownOptions, markdown_to_text, markdown_to_text_with};
+pub use markdown::{
+    MarkdownOptions, MarkdownSyntax, markdown_to_text, markdown_to_text_as, markdown_to_text_with,
+};
 #[cfg(feature = "pdf")]
 pub use pdf::{PdfOptions, pdf_to_text, pdf_to_text_with};

@@ -11,14 +11,12 @@
 #![cfg(feature = "markup")]
 
 use crate::common::*;
-use txtfp::{MarkdownOptions, html_to_text, markdown_to_text, markdown_to_text_with};
+use txtfp::{MarkdownOptions, MarkdownSyntax, html_to_text, markdown_to_text, markdown_to_text_as};
 
-const COMMONMARK: MarkdownOptions = MarkdownOptions {
-    include_code_blocks: true,
-    include_inline_code: true,
-    break_to_space: true,
-    gfm: false,
-};
+/// 0.3.2's parse: CommonMark only, default switches.
+fn commonmark(md: &str) -> txtfp::Result<String> {
+    markdown_to_text_as(md, MarkdownOptions::default(), MarkdownSyntax::CommonMark)
+}
 
 /// What a golden record should say, and what we say.
 struct Outcome {
@@ -37,7 +35,7 @@ fn check(id: &str, text: &str, want_html: &str, want_md: &str, digest: bool) -> 
         }
     };
     let html = html_to_text(text).unwrap();
-    let md_cm = markdown_to_text_with(text, COMMONMARK).unwrap();
+    let md_cm = commonmark(text).unwrap();
     let md_default = markdown_to_text(text).unwrap();
     Outcome {
         id: id.to_string(),
@@ -246,7 +244,7 @@ fn real_pages_match_reference() {
             );
             w17 += 1;
         }
-        let md = markdown_to_text_with(&text, COMMONMARK).unwrap();
+        let md = commonmark(&text).unwrap();
         assert_eq!(
             fnv(md.as_bytes()),
             r["markdown_text_digest"].as_str().unwrap(),

@@ -1,18 +1,15 @@
+
 use super::*;
 
-const COMMONMARK: MarkdownOptions = MarkdownOptions {
-    include_code_blocks: true,
-    include_inline_code: true,
-    break_to_space: true,
-    gfm: false,
-};
+const COMMONMARK: MarkdownSyntax = MarkdownSyntax::CommonMark;
 
 /// The 0.3.2 vectors (spec vectors file, `== markdown ==`).
 #[test]
 fn reference_vectors() {
+    let spaced_opts = MarkdownOptions::default();
     let nobreak = MarkdownOptions {
         break_to_space: false,
-        ..COMMONMARK
+        ..spaced_opts
     };
     let cases: [(&str, &str, &str); 6] = [
         (
@@ -39,8 +36,11 @@ fn reference_vectors() {
         ("1. one\n2. two", "one two", "onetwo"),
     ];
     for (md, spaced, glued) in cases {
-        assert_eq!(markdown_to_text_with(md, COMMONMARK).unwrap(), spaced);
-        assert_eq!(markdown_to_text_with(md, nobreak).unwrap(), glued);
+        assert_eq!(
+            markdown_to_text_as(md, spaced_opts, COMMONMARK).unwrap(),
+            spaced
+        );
+        assert_eq!(markdown_to_text_as(md, nobreak, COMMONMARK).unwrap(), glued);
     }
 }
 
@@ -52,6 +52,30 @@ fn gfm_syntax_stays_out() {
     assert_eq!(markdown_to_text(md).unwrap(), "strike word note");
     let md = "- [ ] todo\n- [x] done";
     assert_eq!(markdown_to_text(md).unwrap(), "todo done");
+}
+
+/// COMPAT.md W18: the switch lives outside the 0.3.2 struct; both
+/// existing entry points keep parsing GFM.
+#[test]
+fn syntax_is_chosen_outside_the_options() {
+    let md = "| a | b |\n|---|---|\n| 1 | ~~2~~ |\n\n- [x] done";
+    let opts = MarkdownOptions {
+        include_code_blocks: true,
+        include_inline_code: true,
+        break_to_space: true,
+    };
+    let gfm = markdown_to_text_as(md, opts, MarkdownSyntax::Gfm).unwrap();
+    assert_eq!(gfm, "a b 1 2 done");
+    assert_eq!(markdown_to_text(md).unwrap(), gfm);
+    assert_eq!(markdown_to_text_with(md, opts).unwrap(), gfm);
+    assert_eq!(
+        markdown_to_text_as(md, opts, MarkdownSyntax::default()).unwrap(),
+        gfm
+    );
+    assert_eq!(
+        markdown_to_text_as(md, opts, MarkdownSyntax::CommonMark).unwrap(),
+        "| a | b | |---|---| | 1 | ~~2~~ | [x] done"
+    );
 }
 
 #[test]
