@@ -13,27 +13,54 @@ pub const MAX_EMBEDDING_DIM: usize = 65_536;
 
 /// A dense embedding vector, optionally tagged with the model that made it.
 ///
-/// Every way to create one checks it: [`new`](Self::new),
-/// [`with_model`](Self::with_model) and deserialization (`serde` feature)
-/// reject empty vectors, NaN or infinite values and vectors longer than
-/// [`MAX_EMBEDDING_DIM`]. The fields are private for that reason (txtfp 0.3.2
-/// had public fields, which bypassed the checks); read them with
-/// [`vector`](Self::vector) and [`model_id`](Self::model_id).
+/// The fields are public, as in txtfp 0.3.2, so 0.3.2 code that builds an
+/// `Embedding { vector, model_id }` or reads `e.vector` compiles unchanged.
+/// The checks of 0.3.2's defect (COMPAT.md W9) therefore run both where a
+/// value is made and where it is used:
+///
+/// * [`new`](Self::new), [`with_model`](Self::with_model) and
+///   deserialization (`serde` feature) reject an empty vector, NaN or
+///   infinite values and more than [`MAX_EMBEDDING_DIM`] values;
+/// * a value written into the fields directly is checked by
+///   [`validate`](Self::validate), which every fallible reader runs:
+///   [`dot`](Self::dot), [`semantic_similarity`],
+///   [`try_l2_norm`](Self::try_l2_norm),
+///   [`try_normalize`](Self::try_normalize) and serialization return
+///   `InvalidInput` for it;
+/// * the infallible [`l2_norm`](Self::l2_norm) and
+///   [`normalize`](Self::normalize) keep 0.3.2's signatures and document what
+///   they do with a vector holding NaN or infinity (NaN; unchanged).
+///
+/// The accessor methods [`vector`](Self::vector) and
+/// [`model_id`](Self::model_id) read the same fields.
 ///
 /// ```
-/// use txtfp::Embedding;
+/// use txtfp::{Embedding, semantic_similarity};
 /// let mut e = Embedding::with_model(vec![3.0, 4.0], Some("demo".into()))?;
 /// assert_eq!(e.dim(), 2);
 /// assert_eq!(e.l2_norm(), 5.0);
 /// e.normalize();
+/// assert_eq!(e.vector, [0.6, 0.8]);
 /// assert_eq!(e.vector(), &[0.6, 0.8]);
 /// assert!(Embedding::new(vec![f32::NAN]).is_err());
+///
+/// // Built from the fields, as 0.3.2 allowed: checked where it is used.
+/// let bad = Embedding { vector: vec![f32::NAN, 1.0], model_id: None };
+/// assert!(bad.validate().is_err());
+/// assert!(semantic_similarity(&e, &bad).is_err());
+/// assert!(e.dot(&bad).is_err());
+/// assert!(bad.l2_norm().is_nan());
 /// # Ok::<(), txtfp::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Embedding {
-    vector: Vec<f32>,
-    model_id: Option<String>,
+    /// The values: non-empty, finite and at most [`MAX_EMBEDDING_DIM`] long
+    /// for every value this crate makes; see [`validate`](Self::validate)
+    /// for a vector written here directly.
+    pub vector: Vec<f32>,
+    /// The model that made the vector, if known. Two embeddings that both
+    /// carry a model id must carry the same one to be compared.
+    pub model_id: Option<String>,
 }
 
 impl Embedding {
@@ -54,17 +81,27 @@ impl Embedding {
         Ok(Self { vector, model_id })
     }
 
+    /// Checks the vector as [`with_model`](Self::with_model) does: needed
+    /// only for a value whose public fields were written directly.
+    ///
+    /// # Errors
+    /// `InvalidInput` with the messages of [`with_model`](Self::with_model).
+    pub fn validate(&self) -> Result<()> {
+        check_vector(&self.vector)
+    }
+
     /// Number of values.
     pub fn dim(&self) -> usize {
         self.vector.len()
     }
 
-    /// The values.
+    /// The values (the field [`vector`](Self::vector) as a slice).
     pub fn vector(&self) -> &[f32] {
         &self.vector
     }
 
-    /// The model id, if any.
+    /// The model id, if any (the field [`model_id`](Self::model_id) as a
+    /// `&str`).
     pub fn model_id(&self) -> Option<&str> {
         self.model_id.as_deref()
     }
@@ -78,22 +115,60 @@ impl Embedding {
     /// (as 0.3.2), recomputed in scaled f64 when that sum overflows or
     /// underflows to zero, so the result is finite unless the true norm
     /// exceeds `f32::MAX`, and zero only for a zero vector.
+    ///
+    /// A vector written into the public field that holds NaN or an
+    /// infinity has no norm: the result is NaN (0.3.2 returned NaN or
+    /// infinity). An empty vector has norm 0. [`try_l2_norm`](Self::try_l2_norm)
+    /// returns an error for both instead.
     pub fn l2_norm(&self) -> f32 {
+        if has_non_finite(&self.vector) {
+            return f32::NAN;
+        }
         norm(&self.vector) as f32
     }
 
-    /// Scale to unit length in place. A zero vector stays zero.
+    /// [`l2_norm`](Self::l2_norm) of a vector that passes
+    /// [`validate`](Self::validate).
+    ///
+    /// # Errors
+    /// `InvalidInput` as [`validate`](Self::validate).
+    pub fn try_l2_norm(&self) -> Result<f32> {
+        self.validate()?;
+        Ok(norm(&self.vector) as f32)
+    }
+
+    /// Scale to unit length in place. A zero vector stays zero, and so does a
+    /// vector written into the public field that holds NaN or an infinity
+    /// (it has no norm to divide by); [`try_normalize`](Self::try_normalize)
+    /// reports it.
     pub fn normalize(&mut self) {
+        if !has_non_finite(&self.vector) {
+            normalize_in_place(&mut self.vector);
+        }
+    }
+
+    /// [`normalize`](Self::normalize) after [`validate`](Self::validate).
+    ///
+    /// # Errors
+    /// `InvalidInput` as [`validate`](Self::validate); the vector is then
+    /// left unchanged.
+    pub fn try_normalize(&mut self) -> Result<()> {
+        self.validate()?;
         normalize_in_place(&mut self.vector);
+        Ok(())
     }
 
     /// Dot product (sequential f32 sum, f64 on overflow).
     ///
     /// Errors: `ModelMismatch` when both model ids are set and differ (checked
     /// first), `DimensionMismatch` when the lengths differ. A model id on one
-    /// side only passes.
+    /// side only passes. Then `InvalidInput` when either vector fails
+    /// [`validate`](Self::validate) (possible only for fields written
+    /// directly).
     pub fn dot(&self, other: &Embedding) -> Result<f32> {
         check_compatible(self, other)?;
+        self.validate()?;
+        other.validate()?;
         let fast: f32 = self
             .vector
             .iter()
@@ -116,7 +191,9 @@ impl Embedding {
 /// Cosine similarity of two embeddings, in `[-1, 1]`.
 ///
 /// Errors: `ModelMismatch` (both ids set and different), `DimensionMismatch`,
-/// and `InvalidInput("cannot compute cosine for a zero-norm embedding")` when
+/// `InvalidInput` when either vector fails [`Embedding::validate`] (empty or
+/// non-finite values written into the public field), and
+/// `InvalidInput("cannot compute cosine for a zero-norm embedding")` when
 /// either vector is all zeros. The result is clamped to `[-1, 1]` (0.3.2 could
 /// return 1.0000001 for equal vectors), and computed in f64 when the f32 sums
 /// overflow.
@@ -132,6 +209,8 @@ impl Embedding {
 /// ```
 pub fn semantic_similarity(a: &Embedding, b: &Embedding) -> Result<f32> {
     check_compatible(a, b)?;
+    a.validate()?;
+    b.validate()?;
     let (mut dot, mut aa, mut bb) = (0f32, 0f32, 0f32);
     for (&x, &y) in a.vector.iter().zip(&b.vector) {
         dot += x * y;
@@ -209,12 +288,17 @@ pub(crate) fn check_vector(v: &[f32]) -> Result<()> {
             v.len()
         )));
     }
-    if v.iter().any(|x| !x.is_finite()) {
+    if has_non_finite(v) {
         return Err(Error::InvalidInput(String::from(
             "embedding contains non-finite values",
         )));
     }
     Ok(())
+}
+
+/// Whether a value is NaN or infinite: such a vector has no norm.
+fn has_non_finite(v: &[f32]) -> bool {
+    v.iter().any(|x| !x.is_finite())
 }
 
 /// L2 norm as f64: the f32 sequential sum when it is finite and non-zero,
@@ -260,7 +344,11 @@ mod serde_impl {
     use serde::{Deserialize, Serialize};
 
     impl Serialize for Embedding {
+        /// Refuses a vector that fails [`Embedding::validate`] (written into
+        /// the public field): JSON would write NaN as `null`, which no
+        /// reader, this one included, takes back.
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            check_vector(&self.vector).map_err(serde::ser::Error::custom)?;
             let mut st = s.serialize_struct("Embedding", 2)?;
             st.serialize_field("vector", &self.vector)?;
             st.serialize_field("model_id", &self.model_id)?;

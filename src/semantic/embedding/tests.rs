@@ -34,6 +34,100 @@ fn construction_is_validated() {
     assert_eq!((v, m.as_deref()), (vec![1.0, 2.0], Some("m")));
 }
 
+/// COMPAT.md W9: 0.3.2's public fields are back; a value written there is
+/// checked wherever the vector is read, with a typed error or the documented
+/// result, never a panic or a silent NaN.
+#[test]
+fn public_fields_are_validated_where_used() {
+    let good = Embedding {
+        vector: vec![3.0, 4.0],
+        model_id: Some("m".into()),
+    };
+    assert!(good.validate().is_ok());
+    assert_eq!(good, emb(&[3.0, 4.0], Some("m")));
+    assert_eq!(good.vector(), good.vector.as_slice());
+    assert_eq!(good.model_id(), good.model_id.as_deref());
+    assert_eq!(good.try_l2_norm().unwrap(), 5.0);
+
+    let msg = |r: Result<f32>| r.unwrap_err().to_string();
+    let cases: [(Vec<f32>, &str); 5] = [
+        (vec![], "invalid input: embedding vector is empty"),
+        (
+            vec![f32::NAN, 4.0],
+            "invalid input: embedding contains non-finite values",
+        ),
+        (
+            vec![f32::INFINITY, 4.0],
+            "invalid input: embedding contains non-finite values",
+        ),
+        (
+            vec![f32::NEG_INFINITY, f32::NAN],
+            "invalid input: embedding contains non-finite values",
+        ),
+        (
+            vec![0.5; MAX_EMBEDDING_DIM + 1],
+            "invalid input: embedding has 65537 values; the maximum is 65536",
+        ),
+    ];
+    for (v, want) in cases {
+        let len = v.len();
+        let bad = Embedding {
+            vector: v,
+            model_id: Some("m".into()),
+        };
+        assert_eq!(bad.validate().unwrap_err().to_string(), want);
+        assert_eq!(msg(bad.try_l2_norm()), want);
+        // With `good`'s length, the checks of the vector are what fails.
+        if len == 2 {
+            assert_eq!(msg(good.dot(&bad)), want);
+            assert_eq!(msg(bad.dot(&good)), want);
+            assert_eq!(msg(semantic_similarity(&good, &bad)), want);
+            assert_eq!(msg(semantic_similarity(&bad, &good)), want);
+        } else {
+            assert!(good.dot(&bad).is_err());
+            assert!(semantic_similarity(&bad, &good).is_err());
+        }
+        assert!(bad.dot(&bad).is_err());
+        assert!(semantic_similarity(&bad, &bad).is_err());
+        let mut n = bad.clone();
+        assert_eq!(n.try_normalize().unwrap_err().to_string(), want);
+        n.normalize();
+        assert_eq!(n.vector.len(), len);
+        if len <= 2 {
+            // Empty or non-finite: unchanged bit for bit (NaN compares
+            // unequal to itself). An over-long finite vector is scaled.
+            assert!(
+                n.vector
+                    .iter()
+                    .zip(&bad.vector)
+                    .all(|(x, y)| x.to_bits() == y.to_bits())
+            );
+        }
+    }
+    let nan = Embedding {
+        vector: vec![f32::NAN, 1.0],
+        model_id: None,
+    };
+    assert!(nan.l2_norm().is_nan());
+    let inf = Embedding {
+        vector: vec![f32::INFINITY, 1.0],
+        model_id: None,
+    };
+    assert!(inf.l2_norm().is_nan());
+    let empty = Embedding {
+        vector: vec![],
+        model_id: None,
+    };
+    assert_eq!(empty.l2_norm(), 0.0);
+    assert_eq!(empty.dim(), 0);
+    // Model and dimension checks keep their 0.3.2 precedence.
+    let other = Embedding {
+        vector: vec![f32::NAN, 1.0],
+        model_id: Some("x".into()),
+    };
+    assert!(matches!(good.dot(&other), Err(Error::ModelMismatch { .. })));
+}
+
 #[test]
 fn guards_run_in_the_0_3_2_order() {
     let a = emb(&[1.0, 0.0], Some("a"));
@@ -143,6 +237,24 @@ mod serde_tests {
         );
         let missing: Embedding = serde_json::from_str(r#"{"vector":[2.0]}"#).unwrap();
         assert_eq!(missing, emb(&[2.0], None));
+    }
+
+    /// A value written into the public fields is checked on the way out.
+    #[test]
+    fn serialization_is_validated() {
+        for (v, want) in [
+            (vec![], "embedding vector is empty"),
+            (vec![f32::NAN], "embedding contains non-finite values"),
+        ] {
+            let bad = Embedding {
+                vector: v,
+                model_id: None,
+            };
+            let err = serde_json::to_string(&bad).unwrap_err().to_string();
+            assert!(err.contains(want), "{err}");
+            let f = crate::Fingerprint::Embedding(bad);
+            assert!(serde_json::to_string(&f).is_err());
+        }
     }
 
     #[test]
