@@ -17,9 +17,13 @@ use crate::{Error, Result};
 /// use txtfp::Pooling;
 /// // Two tokens of width 2; the second is padding.
 /// let hidden = [3.0, 4.0, 100.0, 100.0];
-/// assert_eq!(Pooling::Mean.apply(&hidden, 2, &[1, 0])?, vec![0.6, 0.8]);
-/// assert_eq!(Pooling::MeanNoNorm.apply(&hidden, 2, &[1, 0])?, vec![3.0, 4.0]);
-/// assert!(Pooling::Cls.apply(&hidden[..1], 2, &[1]).is_err()); // 0.3.2 panicked here
+/// assert_eq!(Pooling::Mean.try_apply(&hidden, 2, &[1, 0])?, vec![0.6, 0.8]);
+/// assert_eq!(Pooling::MeanNoNorm.try_apply(&hidden, 2, &[1, 0])?, vec![3.0, 4.0]);
+/// assert!(Pooling::Cls.try_apply(&hidden[..1], 2, &[1]).is_err()); // 0.3.2 panicked here
+/// // 0.3.2's signature: an empty vector instead of the error.
+/// let v: Vec<f32> = Pooling::Mean.apply(&hidden, 2, &[1, 0]);
+/// assert_eq!(v, vec![0.6, 0.8]);
+/// assert!(Pooling::Cls.apply(&hidden[..1], 2, &[1]).is_empty());
 /// # Ok::<(), txtfp::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -53,13 +57,46 @@ impl Pooling {
     }
 
     /// Pool `hidden` (row-major `[tokens, hidden_dim]`) under
-    /// `attention_mask` (one entry per token; non-zero keeps the token).
+    /// `attention_mask` (one entry per token; non-zero keeps the token), with
+    /// txtfp 0.3.2's signature.
+    ///
+    /// The pooled vector, as [`try_apply`](Self::try_apply) computes it; on
+    /// input `try_apply` refuses, an **empty** vector (see COMPAT.md W3).
+    /// 0.3.2 returned an empty vector for a zero `hidden_dim` or an empty
+    /// `hidden` too, but panicked on a `hidden` shorter than one row,
+    /// ignored a partial last row and a missing mask entry, and returned a
+    /// zero vector when the mask kept no token: all of those now give the
+    /// empty vector. Use [`try_apply`](Self::try_apply) to learn why.
+    ///
+    /// ```
+    /// use txtfp::Pooling;
+    /// let v: Vec<f32> = Pooling::MeanNoNorm.apply(&[1.0, 2.0, 3.0, 4.0], 2, &[1, 1]);
+    /// assert_eq!(v, [2.0, 3.0]);
+    /// assert!(Pooling::Mean.apply(&[1.0, 2.0, 3.0, 4.0], 2, &[0, 0]).is_empty());
+    /// ```
+    pub fn apply(self, hidden: &[f32], hidden_dim: usize, attention_mask: &[i64]) -> Vec<f32> {
+        self.try_apply(hidden, hidden_dim, attention_mask)
+            .unwrap_or_default()
+    }
+
+    /// Pool `hidden` (row-major `[tokens, hidden_dim]`) under
+    /// `attention_mask` (one entry per token; non-zero keeps the token),
+    /// reporting bad input.
     ///
     /// Errors (`InvalidInput`, naming the sizes) instead of 0.3.2's panics and
     /// silent truncation: `hidden_dim` is 0, `hidden` is empty or not a whole
     /// number of rows, the mask length differs from the number of rows, or
     /// (`Mean`, `MeanNoNorm`, `Max`) the mask keeps no token.
-    pub fn apply(
+    ///
+    /// ```
+    /// use txtfp::Pooling;
+    /// let err = Pooling::Mean.try_apply(&[1.0; 6], 3, &[1]).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "invalid input: pooling: attention mask has 1 entries for 2 tokens"
+    /// );
+    /// ```
+    pub fn try_apply(
         self,
         hidden: &[f32],
         hidden_dim: usize,

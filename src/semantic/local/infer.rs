@@ -186,7 +186,7 @@ pub(crate) fn run_batch(
             }
             data.chunks_exact(seq * d)
                 .zip(mask.chunks_exact(seq))
-                .map(|(hidden, m)| pooling.apply(hidden, d, m))
+                .map(|(hidden, m)| pooling.try_apply(hidden, d, m))
                 .collect()
         }
         other => Err(Error::Onnx(format!(

@@ -1,3 +1,4 @@
+
 use super::*;
 use alloc::string::ToString;
 use alloc::vec;
@@ -5,7 +6,8 @@ use proptest::prelude::*;
 
 #[test]
 fn bad_shapes_are_errors_not_panics() {
-    let e = |p: Pooling, h: &[f32], d: usize, m: &[i64]| p.apply(h, d, m).unwrap_err().to_string();
+    let e =
+        |p: Pooling, h: &[f32], d: usize, m: &[i64]| p.try_apply(h, d, m).unwrap_err().to_string();
     assert_eq!(
         e(Pooling::Cls, &[1.0], 2, &[1]),
         "invalid input: pooling: 1 hidden values are not a whole number of rows of hidden_dim 2"
@@ -26,21 +28,50 @@ fn bad_shapes_are_errors_not_panics() {
         e(Pooling::Mean, &[1.0; 6], 3, &[0, 0]),
         "invalid input: pooling: the attention mask keeps no token"
     );
-    assert!(Pooling::Max.apply(&[1.0; 6], 3, &[0, 0]).is_err());
+    assert!(Pooling::Max.try_apply(&[1.0; 6], 3, &[0, 0]).is_err());
     // Cls ignores the mask.
     assert_eq!(
         Pooling::Cls
-            .apply(&[0.0, 2.0, 5.0, 5.0], 2, &[0, 0])
+            .try_apply(&[0.0, 2.0, 5.0, 5.0], 2, &[0, 0])
             .unwrap(),
         vec![0.0, 1.0]
     );
+}
+
+/// COMPAT.md W3: 0.3.2's signature, no panic, an empty vector where
+/// `try_apply` reports an error.
+#[test]
+fn apply_keeps_the_0_3_2_signature() {
+    let f: fn(Pooling, &[f32], usize, &[i64]) -> Vec<f32> = Pooling::apply;
+    let h = [3.0, 4.0, 1.0, 1.0];
+    for p in [
+        Pooling::Cls,
+        Pooling::Mean,
+        Pooling::MeanNoNorm,
+        Pooling::Max,
+    ] {
+        assert_eq!(f(p, &h, 2, &[1, 1]), p.try_apply(&h, 2, &[1, 1]).unwrap());
+        let bad: [(&[f32], usize, &[i64]); 5] = [
+            (&h[..1], 2, &[1]),
+            (&h, 0, &[1, 1]),
+            (&[], 2, &[]),
+            (&h, 2, &[1]),
+            (&h[..3], 2, &[1, 1]),
+        ];
+        for (hidden, d, mask) in bad {
+            assert!(p.try_apply(hidden, d, mask).is_err());
+            assert!(p.apply(hidden, d, mask).is_empty());
+        }
+    }
+    assert!(Pooling::Mean.apply(&h, 2, &[0, 0]).is_empty());
+    assert!(Pooling::Max.apply(&h, 2, &[0, 0]).is_empty());
 }
 
 #[test]
 fn max_and_names() {
     let h = [1.0, -5.0, -2.0, 0.0, 9.0, 9.0];
     assert_eq!(
-        Pooling::Max.apply(&h, 2, &[1, 1, 0]).unwrap(),
+        Pooling::Max.try_apply(&h, 2, &[1, 1, 0]).unwrap(),
         vec![1.0 / 1.0f32.hypot(0.0), 0.0]
     );
     assert_eq!(
@@ -94,7 +125,7 @@ proptest! {
         let h: Vec<f32> = seed.iter().cycle().take(rows * d).copied().collect();
         let mut mask: Vec<i64> = (0..rows).map(|i| i64::from((mask_bits >> i) & 1)).collect();
         mask[0] = 1; // keep at least one token
-        let got = p.apply(&h, d, &mask).unwrap();
+        let got = p.try_apply(&h, d, &mask).unwrap();
         let want = reference(p, &h, d, &mask);
         prop_assert_eq!(got.len(), d);
         for (g, w) in got.iter().zip(&want) {
