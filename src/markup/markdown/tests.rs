@@ -1,4 +1,3 @@
-
 use super::*;
 
 const COMMONMARK: MarkdownSyntax = MarkdownSyntax::CommonMark;
