@@ -17,6 +17,8 @@ mod chunk;
 mod embedding;
 #[cfg(feature = "semantic")]
 pub mod local;
+#[cfg(any(feature = "openai", feature = "voyage", feature = "cohere"))]
+mod net;
 mod pooling;
 mod provider;
 #[cfg(any(feature = "openai", feature = "voyage", feature = "cohere"))]
