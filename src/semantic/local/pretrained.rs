@@ -1,9 +1,12 @@
 //! [`LocalProvider::from_pretrained`]: models by Hugging Face id, from the
-//! local Hugging Face cache, downloaded into it with the `hf-hub` feature.
+//! local Hugging Face cache, downloaded into it with the `hf-hub` feature
+//! (the crate's own Hub client, `hub.rs`).
 
 use std::path::{Path, PathBuf};
 
 use super::LocalProvider;
+#[cfg(feature = "hf-hub")]
+use super::hub;
 use crate::{Error, Result};
 
 /// ONNX files looked for in a repository, best first (fp32 before quantized).
@@ -31,6 +34,13 @@ impl LocalProvider {
     /// or offline, a model that is not cached is a `Config` error naming the
     /// cache directory and what is missing. Network and authentication
     /// failures are reported as such, with the file that failed.
+    ///
+    /// Downloads come from `HF_ENDPOINT` (default `https://huggingface.co`)
+    /// with `HF_TOKEN`, if set, as a bearer token (sent to that host only,
+    /// not to the CDN large files are redirected to). All files are taken
+    /// from the commit `main` points at, each written to a temporary file and
+    /// renamed into `snapshots/<commit>/`, and `refs/main` is written last: an
+    /// interrupted download never leaves a partial file that reads as cached.
     pub fn from_pretrained(model_id: &str) -> Result<Self> {
         check_repo_id(model_id)?;
         let cache = hf_cache_dir()?;
@@ -117,9 +127,15 @@ fn offline() -> bool {
         .unwrap_or(false)
 }
 
+/// `models--{org}--{name}` in the cache: `refs/main` holds the commit of
+/// `main`, `snapshots/{commit}/` the files.
+fn repo_dir(cache: &Path, id: &str) -> PathBuf {
+    cache.join(format!("models--{}", id.replace('/', "--")))
+}
+
 /// The cached snapshot of `main`, or a description of what is missing.
 fn cached_files(cache: &Path, id: &str) -> core::result::Result<ModelFiles, String> {
-    let repo = cache.join(format!("models--{}", id.replace('/', "--")));
+    let repo = repo_dir(cache, id);
     let main = repo.join("refs").join("main");
     let commit = std::fs::read_to_string(&main)
         .map_err(|e| format!("cannot read `{}` ({e})", main.display()))?;
@@ -152,32 +168,25 @@ fn fetch(cache: &Path, id: &str, missing: &str) -> Result<ModelFiles> {
 
 #[cfg(feature = "hf-hub")]
 fn fetch(cache: &Path, id: &str, missing: &str) -> Result<ModelFiles> {
-    use hf_hub::api::sync::ApiBuilder;
-
     if offline() {
         return Err(Error::Config(format!(
             "`{id}` is not in the Hugging Face cache at `{}` ({missing}) and HF_HUB_OFFLINE is set",
             cache.display()
         )));
     }
-    let mut builder =
-        ApiBuilder::from_cache(hf_hub::Cache::new(cache.to_path_buf())).with_progress(false);
-    if let Some(endpoint) = std::env::var("HF_ENDPOINT").ok().filter(|e| !e.is_empty()) {
-        builder = builder.with_endpoint(endpoint);
-    }
-    if let Some(token) = std::env::var("HF_TOKEN").ok().filter(|t| !t.is_empty()) {
-        builder = builder.with_token(Some(token));
-    }
-    let api = builder
-        .build()
-        .map_err(|e| Error::Config(format!("hf-hub: cannot set up the client: {e}")))?;
-    let repo = api.model(id.to_string());
-    let info = repo.info().map_err(|e| {
+    download(&hub::Hub::from_env()?, cache, id)
+}
+
+/// Downloads the model files `main` of `id` lists into `cache` (skipping
+/// those already in the snapshot), then points `refs/main` at that commit.
+#[cfg(feature = "hf-hub")]
+fn download(hub: &hub::Hub, cache: &Path, id: &str) -> Result<ModelFiles> {
+    let info = hub.info(id).map_err(|e| {
         Error::Config(format!(
             "cannot list the files of `{id}` on the Hugging Face Hub (network, access or a wrong id): {e}"
         ))
     })?;
-    let names: Vec<&str> = info.siblings.iter().map(|s| s.rfilename.as_str()).collect();
+    let names: Vec<&str> = info.files.iter().map(String::as_str).collect();
     let onnx = ONNX_CANDIDATES
         .iter()
         .find(|c| names.contains(c))
@@ -192,8 +201,10 @@ fn fetch(cache: &Path, id: &str, missing: &str) -> Result<ModelFiles> {
     if !names.contains(&TOKENIZER) {
         return Err(Error::Config(format!("`{id}` has no {TOKENIZER}")));
     }
+    let repo = repo_dir(cache, id);
+    let snapshot = repo.join("snapshots").join(&info.sha);
     let get = |file: &str| {
-        repo.get(file)
+        hub.download(id, &info.sha, file, &snapshot)
             .map_err(|e| Error::Config(format!("downloading `{file}` of `{id}` failed: {e}")))
     };
     let onnx_path = get(onnx)?;
@@ -210,6 +221,10 @@ fn fetch(cache: &Path, id: &str, missing: &str) -> Result<ModelFiles> {
     if names.contains(&"tokenizer_config.json") {
         get("tokenizer_config.json")?;
     }
+    // Last: the snapshot is complete before `refs/main` names it.
+    let main = repo.join("refs").join("main");
+    hub::write_atomic(&main, &mut info.sha.as_bytes(), None)
+        .map_err(|e| Error::Config(format!("cannot record the commit of `{id}`: {e}")))?;
     Ok(ModelFiles {
         onnx: onnx_path,
         tokenizer,
@@ -251,5 +266,245 @@ mod tests {
         let files = cached_files(&dir, "org/m").unwrap();
         assert!(files.onnx.ends_with("abc/model.onnx"), "{:?}", files.onnx);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// `download` against a scripted Hub on 127.0.0.1 (no ONNX Runtime needed:
+/// only files move).
+#[cfg(all(test, feature = "hf-hub"))]
+mod hub_tests {
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    const SHA: &str = "0123456789abcdef0123456789abcdef01234567";
+    const TOKEN: &str = "hf_unit_secret";
+
+    /// One request: path, `Host` and `Authorization` headers.
+    type Seen = Arc<Mutex<Vec<(String, String, Option<String>)>>>;
+
+    /// Reads one request head and answers it; every answer closes.
+    fn serve(mut stream: TcpStream, port: u16, seen: &Seen) -> std::io::Result<()> {
+        let mut reader = BufReader::new(stream.try_clone()?);
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        let path = line.split(' ').nth(1).unwrap_or("").to_string();
+        let (mut host, mut auth) = (String::new(), None);
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h)? == 0 || h.trim().is_empty() {
+                break;
+            }
+            let (name, value) = h.split_once(':').unwrap_or((&h, ""));
+            match name.to_ascii_lowercase().as_str() {
+                "host" => host = value.trim().to_string(),
+                "authorization" => auth = Some(value.trim().to_string()),
+                _ => {}
+            }
+        }
+        seen.lock()
+            .unwrap()
+            .push((path.clone(), host, auth.clone()));
+        let resolve = |repo: &str, file: &str| path == format!("/{repo}/resolve/{SHA}/{file}");
+        let listing = |files: &[&str]| {
+            let siblings: Vec<_> = files
+                .iter()
+                .map(|f| serde_json::json!({"rfilename": f}))
+                .collect();
+            serde_json::json!({"sha": SHA, "siblings": siblings}).to_string()
+        };
+        let files = [
+            "onnx/model.onnx",
+            "onnx/model.onnx_data",
+            "tokenizer.json",
+            "tokenizer_config.json",
+            "../../escape.onnx",
+            "/abs",
+        ];
+        // (status, extra header, body, bytes actually sent of the body)
+        let (status, header, body, cut): (u16, String, String, Option<usize>) = match () {
+            _ if path == "/api/models/org/m/revision/main"
+                || path == "/api/models/org/broken/revision/main"
+                || path == "/api/models/org/cut/revision/main" =>
+            {
+                (200, String::new(), listing(&files), None)
+            }
+            // A CDN on another host name: the token must not go there.
+            _ if resolve("org/m", "onnx/model.onnx")
+                || resolve("org/broken", "onnx/model.onnx") =>
+            {
+                (
+                    302,
+                    format!("Location: http://localhost:{port}/cdn/graph\r\n"),
+                    String::new(),
+                    None,
+                )
+            }
+            // Same host, relative: the token goes along.
+            _ if resolve("org/m", "onnx/model.onnx_data")
+                || resolve("org/broken", "onnx/model.onnx_data") =>
+            {
+                (302, "Location: /cdn/data\r\n".into(), String::new(), None)
+            }
+            _ if path == "/cdn/graph" => (200, String::new(), "GRAPH".into(), None),
+            _ if path == "/cdn/data" => (200, String::new(), "DATA".repeat(50_000), None),
+            _ if resolve("org/m", "tokenizer.json") => (200, String::new(), "{}".into(), None),
+            _ if resolve("org/m", "tokenizer_config.json") => {
+                (200, String::new(), "{\"a\":1}".into(), None)
+            }
+            _ if resolve("org/broken", "tokenizer.json") => (
+                500,
+                String::new(),
+                format!("boom, {}", auth.unwrap_or_default()),
+                None,
+            ),
+            _ if path.starts_with("/org/cut/resolve/") => {
+                (200, String::new(), "x".repeat(100_000), Some(1000))
+            }
+            _ => (
+                404,
+                String::new(),
+                "{\"error\":\"Entry not found\"}".into(),
+                None,
+            ),
+        };
+        let sent = &body.as_bytes()[..cut.unwrap_or(body.len())];
+        write!(
+            stream,
+            "HTTP/1.1 {status} X\r\nContent-Length: {}\r\n{header}Connection: close\r\n\r\n",
+            body.len()
+        )?;
+        stream.write_all(sent)?;
+        stream.flush()
+    }
+
+    fn hub_server() -> (hub::Hub, Seen) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen: Seen = Arc::default();
+        let log = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let log = Arc::clone(&log);
+                std::thread::spawn(move || serve(stream, port, &log));
+            }
+        });
+        let hub = hub::Hub::new(&format!("http://127.0.0.1:{port}/"), Some(TOKEN.into())).unwrap();
+        (hub, seen)
+    }
+
+    /// Every file under `dir`, relative, sorted.
+    fn tree(dir: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    let rel = p.strip_prefix(dir).unwrap().to_string_lossy();
+                    out.push(rel.replace('\\', "/"));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn downloads_follow_redirects_and_failures_leave_nothing_partial() {
+        let (hub, seen) = hub_server();
+        let cache = std::env::temp_dir().join(format!("txtfp-hub-dl-{}", std::process::id()));
+        let files = download(&hub, &cache, "org/m").unwrap();
+        let snap = format!("models--org--m/snapshots/{SHA}");
+        assert_eq!(
+            tree(&cache),
+            [
+                "models--org--m/refs/main".to_string(),
+                format!("{snap}/onnx/model.onnx"),
+                format!("{snap}/onnx/model.onnx_data"),
+                format!("{snap}/tokenizer.json"),
+                format!("{snap}/tokenizer_config.json"),
+            ]
+        );
+        assert_eq!(std::fs::read(&files.onnx).unwrap(), b"GRAPH");
+        assert_eq!(
+            std::fs::read(files.onnx.with_extension("onnx_data"))
+                .unwrap()
+                .len(),
+            200_000
+        );
+        assert_eq!(
+            std::fs::read_to_string(cache.join("models--org--m/refs/main")).unwrap(),
+            SHA
+        );
+        let cached = cached_files(&cache, "org/m").unwrap();
+        assert_eq!(
+            (cached.onnx, cached.tokenizer),
+            (files.onnx, files.tokenizer)
+        );
+        let auth_of = |p: &str| {
+            let seen = seen.lock().unwrap();
+            let hit = seen.iter().find(|(path, _, _)| path == p).cloned();
+            hit.unwrap_or_else(|| panic!("no request for {p}: {seen:?}"))
+        };
+        let bearer = Some(format!("Bearer {TOKEN}"));
+        assert_eq!(auth_of("/api/models/org/m/revision/main").2, bearer);
+        assert_eq!(
+            auth_of(&format!("/org/m/resolve/{SHA}/tokenizer.json")).2,
+            bearer
+        );
+        assert_eq!(auth_of("/cdn/data").2, bearer);
+        let (_, host, auth) = auth_of("/cdn/graph");
+        assert!(
+            host.starts_with("localhost:") && auth.is_none(),
+            "{host} {auth:?}"
+        );
+
+        // A 500 on the tokenizer: a Config error naming it, without the
+        // token the server echoed; no refs/main, no partial file.
+        let e = download(&hub, &cache, "org/broken").err().unwrap();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::Config(_)), "{e:?}");
+        assert!(
+            msg.contains("downloading `tokenizer.json` of `org/broken` failed")
+                && msg.contains("500")
+                && !msg.contains(TOKEN),
+            "{msg}"
+        );
+        let broken = tree(&cache.join("models--org--broken"));
+        assert!(
+            broken
+                .iter()
+                .all(|f| !f.contains("tokenizer") && !f.contains("refs")),
+            "{broken:?}"
+        );
+        assert!(broken.iter().all(|f| !f.contains(".part")), "{broken:?}");
+
+        // A body cut short of its Content-Length: nothing is left.
+        let e = download(&hub, &cache, "org/cut").err().unwrap().to_string();
+        assert!(
+            e.contains("downloading `onnx/model.onnx` of `org/cut` failed"),
+            "{e}"
+        );
+        assert!(!cache.join("models--org--cut/refs").exists());
+        let cut = cache.join(format!("models--org--cut/snapshots/{SHA}/onnx"));
+        assert!(!cut.exists() || tree(&cut).is_empty(), "{:?}", tree(&cut));
+
+        // Unknown repository: the listing's 404 and the Hub's message.
+        let e = download(&hub, &cache, "org/absent")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("cannot list the files of `org/absent`")
+                && e.contains("404")
+                && e.contains("Entry not found"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&cache).unwrap();
     }
 }
