@@ -11,12 +11,20 @@
 //!
 //! `semantic-core` pulls in no dependency beyond the crate's defaults;
 //! `semantic` adds `ort` and `tokenizers` (a ~5 minute cold build) and
-//! `hf-hub` adds downloading for [`LocalProvider::from_pretrained`].
+//! `hf-hub` adds downloading for [`LocalProvider::from_pretrained`] (a small
+//! Hub client on the `ureq` + rustls stack the cloud providers use).
 
 mod chunk;
 mod embedding;
 #[cfg(feature = "semantic")]
 pub mod local;
+#[cfg(any(
+    feature = "openai",
+    feature = "voyage",
+    feature = "cohere",
+    feature = "hf-hub"
+))]
+mod net;
 mod pooling;
 mod provider;
 #[cfg(any(feature = "openai", feature = "voyage", feature = "cohere"))]

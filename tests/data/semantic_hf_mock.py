@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""A stand-in for the Hugging Face Hub on 127.0.0.1, for tests/semantic_hub.rs.
+"""A stand-in for the Hugging Face Hub on 127.0.0.1, for tests/semantic/hub.rs.
 
     semantic_hf_mock.py CONFIG.json
 
 CONFIG maps repo ids to {"files": {rfilename: local path}, "fail": [rfilename...]}.
-Serves what hf-hub's sync client asks for:
+Serves what the Hub serves to txtfp's client (and to other clients):
   GET /api/models/<id>/revision/main       -> {"sha": ..., "siblings": [{"rfilename": ...}]}
-  GET /<id>/resolve/main/<file>  (Range)   -> 206 with etag, x-repo-commit, content-range
-Unknown repos and files are 404; files listed under "fail" answer 500.
+  GET /<id>/resolve/<main or sha>/<file>   -> the file (206 with etag, x-repo-commit,
+                                              content-range; a Range header is honoured)
+  .onnx and *_data files (LFS on the real Hub) answer 302 to /lfs/<id>/<file>,
+  which serves them like resolve does.
+Unknown repos, revisions and files are 404; files listed under "fail" answer 500.
 Prints "PORT <n>" on stdout once listening; stops after 120 s or on SIGTERM.
 Standard library only.
 """
@@ -44,13 +47,16 @@ class Hub(BaseHTTPRequestHandler):
                 return self.send(404, b'{"error":"Repository not found"}', [("Content-Type", "application/json")])
             info = {"sha": COMMIT, "siblings": [{"rfilename": f} for f in repo["files"]]}
             return self.send(200, json.dumps(info).encode(), [("Content-Type", "application/json")])
-        m = re.fullmatch(r"/(.+?/[^/]+)/resolve/main/(.+)", self.path)
+        lfs = re.fullmatch(r"/lfs/(.+?/[^/]+)/(.+)", self.path)
+        m = lfs or re.fullmatch(r"/(.+?/[^/]+)/resolve/([^/]+)/(.+)", self.path)
         repo = CONFIG.get(m.group(1)) if m else None
-        if repo is None or m.group(2) not in repo["files"]:
+        name = m.group(m.lastindex) if m else None
+        if repo is None or name not in repo["files"] or (not lfs and m.group(2) not in ("main", COMMIT)):
             return self.send(404, b"Entry not found")
-        name = m.group(2)
         if name in repo.get("fail", []):
             return self.send(500, b"internal error")
+        if not lfs and (name.endswith(".onnx") or name.endswith("_data")):
+            return self.send(302, b"", [("Location", f"/lfs/{m.group(1)}/{name}")])
         data = open(repo["files"][name], "rb").read()
         start = 0
         end = len(data) - 1

@@ -1,8 +1,9 @@
-//! `from_pretrained` downloading through `hf-hub` (feature `hf-hub`), against
-//! a local stand-in for the Hub (tests/data/semantic_hf_mock.py on
-//! 127.0.0.1): files land in the cache with their external data, and each
-//! failure says what failed. HF_ENDPOINT and HF_HUB_CACHE are per process, so
-//! the checks run in a child process of this test binary.
+//! `from_pretrained` downloading from the Hub (feature `hf-hub`), against a
+//! local stand-in for it (tests/data/semantic_hf_mock.py on 127.0.0.1, which
+//! redirects the ONNX files as the Hub does LFS files): files land in the
+//! cache with their external data, and each failure says what failed.
+//! HF_ENDPOINT and HF_HUB_CACHE are per process, so the checks run in a child
+//! process of this test binary.
 #![cfg(feature = "hf-hub")]
 
 use std::io::{BufRead, BufReader};

@@ -9,6 +9,8 @@
 //! `onnxruntime/capi/`. A missing or too old library is an [`Error::Onnx`](crate::Error::Onnx).
 
 mod builder;
+#[cfg(feature = "hf-hub")]
+mod hub;
 mod infer;
 mod models;
 mod pool;

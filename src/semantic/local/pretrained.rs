@@ -1,9 +1,12 @@
 //! [`LocalProvider::from_pretrained`]: models by Hugging Face id, from the
-//! local Hugging Face cache, downloaded into it with the `hf-hub` feature.
+//! local Hugging Face cache, downloaded into it with the `hf-hub` feature
+//! (the crate's own Hub client, `hub.rs`).
 
 use std::path::{Path, PathBuf};
 
 use super::LocalProvider;
+#[cfg(feature = "hf-hub")]
+use super::hub;
 use crate::{Error, Result};
 
 /// ONNX files looked for in a repository, best first (fp32 before quantized).
@@ -31,6 +34,13 @@ impl LocalProvider {
     /// or offline, a model that is not cached is a `Config` error naming the
     /// cache directory and what is missing. Network and authentication
     /// failures are reported as such, with the file that failed.
+    ///
+    /// Downloads come from `HF_ENDPOINT` (default `https://huggingface.co`)
+    /// with `HF_TOKEN`, if set, as a bearer token (sent to that host only,
+    /// not to the CDN large files are redirected to). All files are taken
+    /// from the commit `main` points at, each written to a temporary file and
+    /// renamed into `snapshots/<commit>/`, and `refs/main` is written last: an
+    /// interrupted download never leaves a partial file that reads as cached.
     pub fn from_pretrained(model_id: &str) -> Result<Self> {
         check_repo_id(model_id)?;
         let cache = hf_cache_dir()?;
@@ -117,9 +127,15 @@ fn offline() -> bool {
         .unwrap_or(false)
 }
 
+/// `models--{org}--{name}` in the cache: `refs/main` holds the commit of
+/// `main`, `snapshots/{commit}/` the files.
+fn repo_dir(cache: &Path, id: &str) -> PathBuf {
+    cache.join(format!("models--{}", id.replace('/', "--")))
+}
+
 /// The cached snapshot of `main`, or a description of what is missing.
 fn cached_files(cache: &Path, id: &str) -> core::result::Result<ModelFiles, String> {
-    let repo = cache.join(format!("models--{}", id.replace('/', "--")));
+    let repo = repo_dir(cache, id);
     let main = repo.join("refs").join("main");
     let commit = std::fs::read_to_string(&main)
         .map_err(|e| format!("cannot read `{}` ({e})", main.display()))?;
@@ -152,32 +168,25 @@ fn fetch(cache: &Path, id: &str, missing: &str) -> Result<ModelFiles> {
 
 #[cfg(feature = "hf-hub")]
 fn fetch(cache: &Path, id: &str, missing: &str) -> Result<ModelFiles> {
-    use hf_hub::api::sync::ApiBuilder;
-
     if offline() {
         return Err(Error::Config(format!(
             "`{id}` is not in the Hugging Face cache at `{}` ({missing}) and HF_HUB_OFFLINE is set",
             cache.display()
         )));
     }
-    let mut builder =
-        ApiBuilder::from_cache(hf_hub::Cache::new(cache.to_path_buf())).with_progress(false);
-    if let Some(endpoint) = std::env::var("HF_ENDPOINT").ok().filter(|e| !e.is_empty()) {
-        builder = builder.with_endpoint(endpoint);
-    }
-    if let Some(token) = std::env::var("HF_TOKEN").ok().filter(|t| !t.is_empty()) {
-        builder = builder.with_token(Some(token));
-    }
-    let api = builder
-        .build()
-        .map_err(|e| Error::Config(format!("hf-hub: cannot set up the client: {e}")))?;
-    let repo = api.model(id.to_string());
-    let info = repo.info().map_err(|e| {
+    download(&hub::Hub::from_env()?, cache, id)
+}
+
+/// Downloads the model files `main` of `id` lists into `cache` (skipping
+/// those already in the snapshot), then points `refs/main` at that commit.
+#[cfg(feature = "hf-hub")]
+fn download(hub: &hub::Hub, cache: &Path, id: &str) -> Result<ModelFiles> {
+    let info = hub.info(id).map_err(|e| {
         Error::Config(format!(
             "cannot list the files of `{id}` on the Hugging Face Hub (network, access or a wrong id): {e}"
         ))
     })?;
-    let names: Vec<&str> = info.siblings.iter().map(|s| s.rfilename.as_str()).collect();
+    let names: Vec<&str> = info.files.iter().map(String::as_str).collect();
     let onnx = ONNX_CANDIDATES
         .iter()
         .find(|c| names.contains(c))
@@ -192,8 +201,10 @@ fn fetch(cache: &Path, id: &str, missing: &str) -> Result<ModelFiles> {
     if !names.contains(&TOKENIZER) {
         return Err(Error::Config(format!("`{id}` has no {TOKENIZER}")));
     }
+    let repo = repo_dir(cache, id);
+    let snapshot = repo.join("snapshots").join(&info.sha);
     let get = |file: &str| {
-        repo.get(file)
+        hub.download(id, &info.sha, file, &snapshot)
             .map_err(|e| Error::Config(format!("downloading `{file}` of `{id}` failed: {e}")))
     };
     let onnx_path = get(onnx)?;
@@ -210,6 +221,10 @@ fn fetch(cache: &Path, id: &str, missing: &str) -> Result<ModelFiles> {
     if names.contains(&"tokenizer_config.json") {
         get("tokenizer_config.json")?;
     }
+    // Last: the snapshot is complete before `refs/main` names it.
+    let main = repo.join("refs").join("main");
+    hub::write_atomic(&main, &mut info.sha.as_bytes(), None)
+        .map_err(|e| Error::Config(format!("cannot record the commit of `{id}`: {e}")))?;
     Ok(ModelFiles {
         onnx: onnx_path,
         tokenizer,

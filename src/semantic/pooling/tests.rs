@@ -1,4 +1,3 @@
-
 use super::*;
 use alloc::string::ToString;
 use alloc::vec;

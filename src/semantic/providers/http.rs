@@ -10,12 +10,13 @@ use super::clock::{Clock, SystemClock};
 use super::retry::{
     Decision, Failure, GiveUp, RetryPolicy, parse_retry_after, parse_retry_after_ms,
 };
+#[cfg(test)]
+use crate::semantic::net::MESSAGE_CAP;
+use crate::semantic::net::{agent_config, error_message, is_loopback};
 use crate::{Error, Result};
 
 /// Bytes of an error answer read to find its message.
 const ERROR_BODY_CAP: u64 = 64 * 1024;
-/// Characters of an error message kept in an [`Error`].
-const MESSAGE_CAP: usize = 400;
 
 /// The connection, credentials and retry policy of one provider.
 #[derive(Clone)]
@@ -235,28 +236,10 @@ impl Transport {
     }
 }
 
-/// `localhost`, `127.0.0.0/8` or `::1` (as `Uri::host` gives it, IPv6 in
-/// brackets).
-fn is_loopback(host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// The HTTP client: statuses are answers, not errors (the retry loop sorts
-/// them); no redirects (a redirected POST means a wrong base URL, and would
-/// drop the key); proxies from the environment unless `direct`.
+/// The HTTP client (see [`agent_config`]): no redirects (a redirected POST
+/// means a wrong base URL, and would drop the key).
 fn new_agent(direct: bool) -> ureq::Agent {
-    let mut config = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .user_agent(concat!("txtfp/", env!("CARGO_PKG_VERSION")));
-    if direct {
-        config = config.proxy(None);
-    }
-    config.build().new_agent()
+    agent_config(direct).max_redirects(0).build().new_agent()
 }
 
 /// Adds "after N attempts in T" to the final error when retries happened or
@@ -283,42 +266,6 @@ fn annotate(error: Error, why: GiveUp, attempts: u32, elapsed: Duration) -> Erro
         },
         other => other,
     }
-}
-
-/// The human message of an error answer: the APIs put it in
-/// `error.message` (OpenAI), `detail` (Voyage) or `message` (Cohere); other
-/// bodies are quoted (trimmed, control characters dropped, capped).
-pub(crate) fn error_message(body: &[u8], reason: Option<&str>) -> String {
-    let from_json = serde_json::from_slice::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| {
-            let pick = |x: &serde_json::Value| match x {
-                serde_json::Value::String(s) => Some(s.clone()),
-                serde_json::Value::Null => None,
-                other => Some(other.to_string()),
-            };
-            v.pointer("/error/message")
-                .or_else(|| v.get("error"))
-                .or_else(|| v.get("detail"))
-                .or_else(|| v.get("message"))
-                .and_then(pick)
-        });
-    let raw = from_json.unwrap_or_else(|| String::from_utf8_lossy(body).into_owned());
-    let mut msg: String = raw
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if let Some((cut, _)) = msg.char_indices().nth(MESSAGE_CAP) {
-        msg.truncate(cut);
-        msg.push('…');
-    }
-    if msg.is_empty() {
-        msg = reason.unwrap_or("no message").to_string();
-    }
-    msg
 }
 
 /// A uniform draw in `[-1, 1)` for the jitter. `RandomState` is seeded
