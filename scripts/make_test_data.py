@@ -71,7 +71,7 @@ def main(shared, dest):
                 f.write(json.dumps(compact(rec, text), ensure_ascii=False) + "\n")
                 kept += 1
         print(f"{out_name}: {kept} records")
-    # py-tlsh digests of the raw UTF-8 (tests/tlsh_golden.rs), for the ids kept above.
+    # py-tlsh digests of the raw UTF-8 (tests/tlsh/golden.rs), for the ids kept above.
     kept_ids = set()
     for out_name in ("golden-edge.compact.jsonl", "golden-small.compact.jsonl"):
         for line in open(os.path.join(dest, out_name), encoding="utf-8"):

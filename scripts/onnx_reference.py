@@ -10,7 +10,7 @@ truncation (no padding), run alone through onnxruntime, pooled over the
 attention mask in numpy (float64) and L2-normalised. Output: JSON
 {"onnxruntime": version, "pooling": ..., "vectors": [[...], ...]}.
 
-tests/semantic_parity.rs runs this with the venv of scripts/setup-onnx.sh and
+tests/semantic/parity.rs runs this with the venv of scripts/setup-onnx.sh and
 compares txtfp's LocalProvider with it.
 """
 

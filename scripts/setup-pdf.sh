@@ -3,7 +3,7 @@
 #   groff (-Tps, from groff-base) + ghostscript (ps2pdf)  -> text PDFs
 #   qpdf                                                   -> encrypted PDFs
 # Idempotent: does nothing when every tool is already on PATH. Without root
-# or apt it says so and exits 0; tests/pdf_real.rs then skips loudly, or
+# or apt it says so and exits 0; tests/markup/pdf_real.rs then skips loudly, or
 # fails when TXTFP_REQUIRE_PDF_TOOLS is set (scripts/test.sh sets it).
 set -euo pipefail
 

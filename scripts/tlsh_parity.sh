@@ -2,7 +2,7 @@
 # Live TLSH parity against the reference C++ TLSH (PyPI py-tlsh), run by
 # scripts/test.sh: installs py-tlsh 5.0.0 in a virtual environment (once),
 # has it hash the shared corpora (../shared/corpus) and the committed edge
-# cases, then runs tests/tlsh_pytlsh_live.rs, which compares every digest and
+# cases, then runs tests/tlsh/pytlsh_live.rs, which compares every digest and
 # the distance of every consecutive pair with ours.
 #
 #   TXTFP_PY_VENV=DIR   where the venv lives (default target/py-venv)
@@ -28,4 +28,4 @@ done
 out=target/pytlsh-reference.jsonl
 mkdir -p target
 "$venv/bin/python" scripts/pytlsh_reference.py "$out" "${corpora[@]}"
-TXTFP_PYTLSH_REFERENCE=$out cargo test --features tlsh --test tlsh_pytlsh_live -- --nocapture
+TXTFP_PYTLSH_REFERENCE=$out cargo test -p txtfp --features tlsh --test tlsh -- pytlsh_live --nocapture
