@@ -23,7 +23,7 @@
 //! in BENCHMARKS.md, "MinHash, fast scheme"). C-MinHash still needs `H` hash
 //! evaluations per token, so it saves nothing here.
 //!
-//! **Wire tag.** [`FastMinHashSig`] has [`MinHashSig`](crate::MinHashSig)'s
+//! **Wire tag.** [`FastMinHashSig`] has [`MinHashSig`]'s
 //! layout with schema word [`FAST_SCHEMA`] (`0x4601`) instead of `1`;
 //! bytes, serde and text forms of either type are rejected as the other.
 //! With feature `lsh`, `FastLshIndex` indexes fast signatures only.
