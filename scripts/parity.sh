@@ -16,6 +16,11 @@ which=${1:-edge}
 out=${PARITY_OUT:-target/parity}
 mkdir -p "$out"
 target=${CAND_TARGET_DIR:-$PWD/target/against}
+# Only the harness's output is compared, and it does not depend on how the
+# release build is optimised: without cross-crate LTO and with parallel code
+# generation the two builds take a fraction of the time. (Speed comparisons
+# build the harness with its own profile: scripts/bench/.)
+export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
 # The harness source, unchanged, built twice against this crate: on the core
 # (txtfp's default features + serde) and with the harness's own default
 # features (tlsh, cjk, markup, security, parallel): code written for 0.3.2

@@ -35,6 +35,10 @@ import json, sys
 meta = json.loads(sys.argv[1]); skip = set(sys.argv[2].split())
 pkg = next(p for p in meta["packages"] if p["name"] == "txtfp")
 print(",".join(sorted(f for f in pkg["features"] if f not in skip)))' "$offline_features" "$OFFLINE_EXCLUDED")
+# The library's offline features and every feature of the command-line tool,
+# for one build that serves both packages: built apart, the library would be
+# compiled once more with the tool's smaller feature set.
+workspace_features="$(sed 's/\([^,]*\)/txtfp\/\1/g' <<<"$offline_features"),txtfp-cli/store,txtfp-cli/store-redis,txtfp-cli/parquet"
 
 step "setup: what the tests use from the registries (Debian, PyPI)"
 scripts/setup-cjk.sh
@@ -51,8 +55,7 @@ step "rustfmt"
 cargo fmt --all -- --check
 
 step "clippy (all targets, every offline feature, -D warnings)"
-cargo clippy -p txtfp --all-targets --features "$offline_features" -- -D warnings
-cargo clippy -p txtfp-cli --all-targets --all-features -- -D warnings
+cargo clippy -p txtfp -p txtfp-cli --all-targets --features "$workspace_features" -- -D warnings
 # `--all-features` adds the online-only features; lindera builds a placeholder
 # dictionary instead of downloading when DOCS_RS is set (type-check only).
 DOCS_RS=1 cargo clippy -p txtfp --lib --all-features -- -D warnings
@@ -63,17 +66,14 @@ cargo build -p txtfp --lib --no-default-features --features minhash,simhash
 step "tests, default features"
 cargo test -p txtfp 2>&1 | tee -a "$log"
 
-step "tests, every offline feature ($offline_features)"
-cargo test -p txtfp --features "$offline_features" 2>&1 | tee -a "$log"
-
-step "command-line tool (txtfp-cli, every feature)"
-cargo test -p txtfp-cli --all-features 2>&1 | tee -a "$log"
+step "tests, every offline feature, and the command-line tool ($workspace_features)"
+# TLSH parity with the reference C++ TLSH: py-tlsh (in a venv) hashes the
+# corpora first, and the `pytlsh_live` tests of the tlsh binary compare.
+tlsh_env=$(scripts/tlsh_parity.sh --reference); eval "$tlsh_env"
+cargo test -p txtfp -p txtfp-cli --features "$workspace_features" 2>&1 | tee -a "$log"
 
 step "rustdoc (deny warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p txtfp --features "$offline_features"
-
-step "TLSH parity with the reference C++ TLSH (py-tlsh in a venv)"
-scripts/tlsh_parity.sh 2>&1 | tee -a "$log"
 
 if [[ ${SKIP_PARITY:-0} != 1 ]]; then
   step "reference-harness parity (../shared/tools/txtfp-ref against this crate)"
