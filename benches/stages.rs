@@ -22,11 +22,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use txtfp::classical::minhash::{FastMinHashFingerprinter, FastMinHashStreaming};
 use txtfp::{
-    Canonicalizer, FastMinHashFingerprinter, FastMinHashStreaming, Fingerprinter, HashFamily,
-    LshCandidateIndex, LshIndex, LshIndexBuilder, MinHashFingerprinter, MinHashSig,
-    MinHashStreaming, ShingleTokenizer, SimHash64, SimHashFingerprinter, StreamingFingerprinter,
-    Tokenizer, Weighting, WordTokenizer, hamming, jaccard,
+    Canonicalizer, Fingerprinter, HashFamily, LshCandidateIndex, LshIndex, LshIndexBuilder,
+    MinHashFingerprinter, MinHashSig, MinHashStreaming, ShingleTokenizer, SimHash64,
+    SimHashFingerprinter, StreamingFingerprinter, Tokenizer, Weighting, WordTokenizer, hamming,
+    jaccard,
 };
 
 /// Bytes of text per benchmark input set: large enough to average over many

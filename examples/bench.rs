@@ -146,8 +146,8 @@ fn run() -> Result<(), String> {
     };
     let mh: MinHashFingerprinter<Shingle, 128> = MinHashFingerprinter::new(canon.clone(), shingle);
     let mh_murmur = mh.clone().with_hasher(HashFamily::MurmurHash3_x64_128);
-    let mh_fast: txtfp::FastMinHashFingerprinter<Shingle, 128> =
-        txtfp::FastMinHashFingerprinter::new(canon.clone(), shingle);
+    let mh_fast: txtfp::classical::minhash::FastMinHashFingerprinter<Shingle, 128> =
+        txtfp::classical::minhash::FastMinHashFingerprinter::new(canon.clone(), shingle);
     let sim = SimHashFingerprinter::new(canon.clone(), WordTokenizer);
     let errors = AtomicU64::new(0);
     let note_err = |_: txtfp::Error| {

@@ -32,10 +32,10 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::io::BufRead;
 
+use txtfp::classical::minhash::{FastLshIndex, FastMinHashFingerprinter, FastMinHashSig};
 use txtfp::{
-    Canonicalizer, FastLshIndex, FastMinHashFingerprinter, FastMinHashSig, Fingerprinter, LshIndex,
-    LshIndexBuilder, MinHashFingerprinter, MinHashSig, ShingleTokenizer, Tokenizer, WordTokenizer,
-    jaccard,
+    Canonicalizer, Fingerprinter, LshIndex, LshIndexBuilder, MinHashFingerprinter, MinHashSig,
+    ShingleTokenizer, Tokenizer, WordTokenizer, jaccard,
 };
 
 type Shingle = ShingleTokenizer<WordTokenizer>;
@@ -147,7 +147,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let truth = args.next().ok_or(usage)?;
     let seed = match args.next() {
         Some(s) => s.parse()?,
-        None => txtfp::DEFAULT_SEED,
+        None => txtfp::classical::DEFAULT_SEED,
     };
     let schemes = Schemes::new(seed);
 

@@ -384,7 +384,7 @@ fn file_rows(
     line("load", s.elapsed().as_secs_f64() * 1e3, "ms");
     drop(loaded);
     let s = Instant::now();
-    let mapped = txtfp::MappedLshIndex::<128>::open(&path).map_err(|e| e.to_string())?;
+    let mapped = txtfp::lsh::MappedLshIndex::<128>::open(&path).map_err(|e| e.to_string())?;
     line("open_mmap", s.elapsed().as_secs_f64() * 1e3, "ms");
     let r = rate(min, n, || {
         timed(true, || {

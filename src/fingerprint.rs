@@ -17,7 +17,7 @@ pub mod algo {
     /// MinHash, width unspecified.
     pub const MINHASH: &str = "minhash";
     /// The opt-in fast MinHash scheme with 128 slots
-    /// ([`FastMinHashSig`](crate::FastMinHashSig)).
+    /// ([`FastMinHashSig`](crate::classical::minhash::FastMinHashSig)).
     pub const FAST_MINHASH_128: &str = "fast-minhash-h128";
     /// 64-bit SimHash.
     pub const SIMHASH_64: &str = "simhash-b64";
@@ -72,7 +72,8 @@ pub fn config_hash(canon: &Canonicalizer, tokenizer: &str, algorithm_config: &st
 /// the hash every classical fingerprinter's `config_hash()` returns.
 ///
 /// ```
-/// use txtfp::{Canonicalizer, HashFamily, DEFAULT_SEED, config_hash_classical};
+/// use txtfp::{Canonicalizer, HashFamily, config_hash_classical};
+/// use txtfp::classical::DEFAULT_SEED;
 /// let h = config_hash_classical(
 ///     &Canonicalizer::default(), "shingle-k=5/word-uax29", "minhash-h128",
 ///     HashFamily::Xxh3_64, DEFAULT_SEED);
@@ -241,9 +242,9 @@ pub enum Fingerprint {
     /// A 128-slot signature of the opt-in fast MinHash scheme (not in
     /// 0.3.2; the enum is `#[non_exhaustive]`, so adding it breaks no
     /// match). Its name carries the scheme's schema word,
-    /// [`FAST_SCHEMA`](crate::FAST_SCHEMA) = `0x4601` = 17921.
+    /// [`FAST_SCHEMA`](crate::classical::minhash::FAST_SCHEMA) = `0x4601` = 17921.
     #[cfg(feature = "minhash")]
-    FastMinHash(crate::FastMinHashSig<128>),
+    FastMinHash(crate::classical::minhash::FastMinHashSig<128>),
     /// A 64-bit SimHash.
     #[cfg(feature = "simhash")]
     SimHash(crate::SimHash64),
@@ -290,7 +291,7 @@ impl Fingerprint {
                 config_hash: UNCOMPUTED_CONFIG_HASH,
                 model_id: None,
                 schema_version: sig.schema,
-                byte_size: core::mem::size_of::<crate::FastMinHashSig<128>>(),
+                byte_size: core::mem::size_of::<crate::classical::minhash::FastMinHashSig<128>>(),
             },
             #[cfg(feature = "simhash")]
             Fingerprint::SimHash(_) => FingerprintMetadata {

@@ -5,8 +5,12 @@
 //! | stage | module | what |
 //! |---|---|---|
 //! | 1 | [`canonical`] | Unicode normalization, case folding, invisible-character stripping |
-//! | 2 | [`tokenize`] | words, graphemes, k-shingles, CJK segmentation |
-//! | 3 | [`classical`] | MinHash (Jaccard), SimHash (cosine), TLSH; offline and streaming |
+//! | 2 | [`tokenize`] | words, graphemes, k-shingles; `tokenize::cjk`: CJK segmentation (`cjk`) |
+//! | 3 | [`classical`] | the sketchers, offline and streaming, and their shared traits |
+//! | | [`classical::minhash`] | MinHash (Jaccard); `classical::minhash::fast`: the opt-in fast scheme |
+//! | | [`classical::simhash`] | SimHash (cosine) at 16 to 128 bits; `classical::simhash::newsbot`: the newsbot port (`interop`) |
+//! | | `classical::tlsh` | TLSH (`tlsh`) |
+//! | | `classical::text_form` | hex and base64 text forms of signatures (`interop`) |
 //! | 4 | [`lsh`] | banded LSH and SimHash indexes for sub-linear near-duplicate search |
 //! | 5 | [`dedup`] | corpus deduplication: a keep/drop decision per document |
 //!
@@ -14,10 +18,18 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`fingerprint`] | the [`Fingerprint`] enum over every algorithm, metadata, config hashes |
+//! | [`fingerprint`] | the [`Fingerprint`] enum over every algorithm, metadata, config hashes; [`fingerprint::algo`]: algorithm names |
 //! | `markup` | HTML, Markdown and PDF to text (features `markup`, `pdf`) |
-//! | `semantic` | embeddings: the provider trait, local ONNX and cloud providers, chunking (`semantic-core` and up) |
-//! | `store` | the global fingerprint store and its duplicate decisions (`store`) |
+//! | `semantic` | embeddings, the provider trait, chunking (`semantic-core` and up); `semantic::local`: local ONNX (`semantic`); `semantic::providers`: cloud providers (`openai`, `voyage`, `cohere`) |
+//! | `store` | the global fingerprint store and its duplicate decisions (`store`); `store::backend`: its storage backends |
+//!
+//! The crate root re-exports txtfp 0.3.2's names, so code written for 0.3.2
+//! compiles unchanged, and a few central types added since: [`SimHash128`],
+//! [`SimHashIndex`], [`SimHash128Index`], [`LshCandidateIndex`],
+//! [`MinHashDedup`], [`SimHashDedup`], [`DedupReport`] and
+//! `GlobalFingerprintStore` (`store`). Everything else is reached through
+//! its module, e.g. `txtfp::classical::minhash::FastMinHashSig`,
+//! `txtfp::lsh::SimHashLayout`, `txtfp::store::GlobalStoreConfig`.
 //!
 //! Architecture-specific SIMD kernels live in one private tree, `arch`, each
 //! behind a safe entry point chosen by run-time CPU detection.
@@ -62,13 +74,14 @@ pub mod store;
 mod stream;
 pub mod tokenize;
 
-pub use canonical::{
-    Canonicalizer, CanonicalizerBuilder, CaseFold, Normalization, UnicodeVersions, canonicalize,
-    unicode_versions,
-};
-pub use classical::{
-    DEFAULT_SEED, FingerprintBatch, Fingerprinter, HashFamily, StreamingFingerprinter,
-};
+// The crate root holds txtfp 0.3.2's names, so code written for 0.3.2
+// compiles unchanged, plus the few central types added since (wide SimHash,
+// its index, the candidate index, corpus deduplication, the global store).
+// Every other public item is reached through the module that defines it.
+
+// 0.3.2's root names.
+pub use canonical::{Canonicalizer, CanonicalizerBuilder, CaseFold, Normalization, canonicalize};
+pub use classical::{Fingerprinter, HashFamily, StreamingFingerprinter};
 pub use error::{Error, Result};
 #[cfg(any(
     feature = "minhash",
@@ -82,76 +95,50 @@ pub use fingerprint::{
 };
 #[cfg(feature = "cjk")]
 pub use tokenize::{CjkSegmenter, CjkTokenizer};
-pub use tokenize::{GraphemeTokenizer, MAX_SHINGLE_K, ShingleTokenizer, Tokenizer, WordTokenizer};
+pub use tokenize::{GraphemeTokenizer, ShingleTokenizer, Tokenizer, WordTokenizer};
 
-#[cfg(feature = "minhash")]
-pub use classical::minhash::fast::{
-    FAST_SCHEMA, FastMinHashFingerprinter, FastMinHashSig, FastMinHashStreaming,
-};
-#[cfg(feature = "lsh")]
-pub use classical::minhash::fast::{FastLshCandidateIndex, FastLshIndex};
 #[cfg(feature = "minhash")]
 pub use classical::minhash::{
     MinHashFingerprinter, MinHashFingerprinterBuilder, MinHashSig, MinHashStreaming, jaccard,
-};
-#[cfg(feature = "interop")]
-pub use classical::simhash::{
-    DocV1Match, DocV1Tokenizer, SimHashDocV1, StopWords, hashlittle2, jenkins64, newsbot,
 };
 #[cfg(feature = "simhash")]
 pub use classical::simhash::{
     IdfTable, SimHash64, SimHashFingerprinter, SimHashFingerprinterBuilder, SimHashStreaming,
     Weighting, cosine_estimate, hamming,
 };
-#[cfg(all(feature = "lsh", feature = "simhash"))]
-pub use classical::simhash::{MAX_128_DISTANCE, SimHash128Index};
-#[cfg(feature = "simhash")]
-pub use classical::simhash::{SimHash16, SimHash32, SimHash128, SimHashBits};
 #[cfg(feature = "tlsh")]
 pub use classical::tlsh::{
-    TLSH_MIN_INPUT_BYTES, TlshFingerprint, TlshFingerprinter, TlshStreaming, tlsh_distance,
+    TLSH_MIN_INPUT_BYTES, TlshFingerprint, TlshFingerprinter, tlsh_distance,
 };
-#[cfg(feature = "interop")]
-pub use classical::{TextEncoding, TextForm};
-#[cfg(feature = "mmap")]
-pub use lsh::MappedLshIndex;
-#[cfg(all(feature = "mmap", feature = "simhash"))]
-pub use lsh::MappedSimHashIndex;
 #[cfg(feature = "lsh")]
-pub use lsh::{INDEX_FORMAT_VERSION, LshCandidateIndex, LshIndex, LshIndexBuilder};
-#[cfg(all(feature = "lsh", feature = "simhash"))]
-pub use lsh::{SimHashIndex, SimHashLayout};
+pub use lsh::{LshIndex, LshIndexBuilder};
 
+#[cfg(feature = "semantic-core")]
+pub use semantic::{
+    ChunkMode, ChunkingStrategy, Embedding, EmbeddingProvider, Pooling, chunk_for_model,
+    semantic_similarity,
+};
+#[cfg(feature = "semantic")]
+pub use semantic::{LocalProvider, LocalProviderBuilder};
+
+#[cfg(feature = "markup")]
+pub use markup::{MarkdownOptions, html_to_text, markdown_to_text, markdown_to_text_with};
+
+// Central names added since 0.3.2.
+#[cfg(feature = "simhash")]
+pub use classical::simhash::SimHash128;
+#[cfg(all(feature = "lsh", feature = "simhash"))]
+pub use classical::simhash::SimHash128Index;
 #[cfg(all(feature = "lsh", feature = "simhash"))]
 pub use dedup::SimHashDedup;
 #[cfg(feature = "lsh")]
 pub use dedup::{DedupReport, MinHashDedup};
-
-#[cfg(feature = "openai")]
-pub use semantic::OpenAiProvider;
-#[cfg(feature = "semantic-core")]
-pub use semantic::{
-    ChunkMode, ChunkingStrategy, Embedding, EmbeddingProvider, MAX_EMBEDDING_DIM, Pooling,
-    chunk_for_model, semantic_similarity,
-};
-#[cfg(feature = "cohere")]
-pub use semantic::{CohereInputType, CohereProvider};
-#[cfg(feature = "semantic")]
-pub use semantic::{LocalProvider, LocalProviderBuilder};
-#[cfg(feature = "voyage")]
-pub use semantic::{VoyageInputType, VoyageProvider};
-
-#[cfg(feature = "markup")]
-pub use markup::{
-    HtmlOptions, MarkdownOptions, MarkdownSyntax, html_to_text, html_to_text_with,
-    markdown_to_text, markdown_to_text_as, markdown_to_text_with,
-};
-#[cfg(feature = "pdf")]
-pub use markup::{PdfOptions, pdf_to_text, pdf_to_text_with};
+#[cfg(feature = "lsh")]
+pub use lsh::LshCandidateIndex;
+#[cfg(all(feature = "lsh", feature = "simhash"))]
+pub use lsh::SimHashIndex;
 #[cfg(feature = "store")]
-pub use store::{
-    DecisionRecord, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument, StoreMetrics,
-};
+pub use store::GlobalFingerprintStore;
 
 /// This crate's version (`CARGO_PKG_VERSION`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -8,7 +8,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use txtfp::{HtmlOptions, html_to_text, html_to_text_with};
+use txtfp::html_to_text;
+use txtfp::markup::{HtmlOptions, html_to_text_with};
 
 /// libfuzzer-sys's panic hook aborts on every panic, even one that txtfp
 /// catches (html2text's, turned into an `Error`). Only a panic that escapes

@@ -5,7 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use txtfp::{MarkdownOptions, MarkdownSyntax, markdown_to_text_as};
+use txtfp::MarkdownOptions;
+use txtfp::markup::{MarkdownSyntax, markdown_to_text_as};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use txtfp::{PdfOptions, pdf_to_text_with};
+use txtfp::markup::{PdfOptions, pdf_to_text_with};
 
 /// libfuzzer-sys's panic hook aborts on every panic, even one that txtfp
 /// catches (lopdf's, turned into an `Error`). Only a panic that escapes

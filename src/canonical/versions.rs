@@ -12,7 +12,7 @@ use core::fmt;
 /// The Unicode version of each table set in force, as `(major, minor, update)`.
 ///
 /// ```
-/// let v = txtfp::unicode_versions();
+/// let v = txtfp::canonical::unicode_versions();
 /// assert!(v.normalization >= (15, 0, 0));
 /// println!("{v}"); // normalization 18.0.0, segmentation 17.0.0, ...
 /// ```

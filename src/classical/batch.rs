@@ -16,7 +16,8 @@ use crate::Result;
 /// scratch buffer per thread. Implemented by every built-in fingerprinter.
 ///
 /// ```
-/// use txtfp::{Canonicalizer, FingerprintBatch, Fingerprinter, MinHashFingerprinter, WordTokenizer};
+/// use txtfp::{Canonicalizer, Fingerprinter, MinHashFingerprinter, WordTokenizer};
+/// use txtfp::classical::FingerprintBatch;
 /// let fp = MinHashFingerprinter::<_, 32>::new(Canonicalizer::default(), WordTokenizer);
 /// let docs = ["the first document", "", "the second document"];
 /// let sigs = fp.fingerprint_batch(&docs);
@@ -62,7 +63,8 @@ pub trait FingerprintBatch: Fingerprinter {
     /// order.
     ///
     /// ```
-    /// use txtfp::{Canonicalizer, FingerprintBatch, SimHashFingerprinter, WordTokenizer};
+    /// use txtfp::{Canonicalizer, SimHashFingerprinter, WordTokenizer};
+    /// use txtfp::classical::FingerprintBatch;
     /// let fp = SimHashFingerprinter::new(Canonicalizer::default(), WordTokenizer);
     /// let docs: Vec<String> = (0..100).map(|i| format!("document number {i}")).collect();
     /// let par = fp.par_fingerprint(&docs);
@@ -114,7 +116,7 @@ impl<T: crate::Tokenizer, const H: usize> FingerprintBatch for crate::MinHashFin
 
 #[cfg(feature = "minhash")]
 impl<T: crate::Tokenizer, const H: usize> FingerprintBatch
-    for crate::FastMinHashFingerprinter<T, H>
+    for crate::classical::minhash::FastMinHashFingerprinter<T, H>
 {
     fn fingerprint_reusing(&self, input: &str, scratch: &mut String) -> Result<Self::Output> {
         self.fingerprint_with_buffer(input, scratch)
@@ -129,7 +131,7 @@ impl<T: crate::Tokenizer> FingerprintBatch for crate::SimHashFingerprinter<T> {
 }
 
 #[cfg(feature = "interop")]
-impl FingerprintBatch for crate::SimHashDocV1 {
+impl FingerprintBatch for crate::classical::simhash::SimHashDocV1 {
     fn fingerprint_reusing(&self, input: &str, scratch: &mut String) -> Result<Self::Output> {
         self.fingerprint_with_buffer(input, scratch)
     }

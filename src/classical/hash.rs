@@ -8,7 +8,7 @@
 /// txtfp 0.3.2 documents this constant but keeps it private; here it is public.
 ///
 /// ```
-/// assert_eq!(txtfp::DEFAULT_SEED, 0x00C0_FFEE_5EED);
+/// assert_eq!(txtfp::classical::DEFAULT_SEED, 0x00C0_FFEE_5EED);
 /// ```
 pub const DEFAULT_SEED: u64 = 0x00C0_FFEE_5EED;
 
@@ -46,7 +46,8 @@ impl HashFamily {
     /// Hash `bytes` with `seed` into `(lo, hi)`.
     ///
     /// ```
-    /// use txtfp::{HashFamily, DEFAULT_SEED};
+    /// use txtfp::HashFamily;
+    /// use txtfp::classical::DEFAULT_SEED;
     /// let (lo, hi) = HashFamily::Xxh3_64.hash128(b"hello", DEFAULT_SEED);
     /// assert_eq!((lo, hi), (0x9c165db7b53c9009, 0x219496be4117f77a));
     /// ```

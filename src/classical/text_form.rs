@@ -75,7 +75,8 @@ impl TextEncoding {
 /// A signature with hex, base32 and base64 text forms that round-trip.
 ///
 /// ```
-/// use txtfp::{SimHash64, TextEncoding, TextForm};
+/// use txtfp::SimHash64;
+/// use txtfp::classical::{TextEncoding, TextForm};
 /// let s = SimHash64(0x0123_4567_89ab_cdef);
 /// assert_eq!(s.to_hex(), "0123456789abcdef");
 /// assert_eq!(s.to_base32(), "AERUKZ4JVPG66");
@@ -285,7 +286,9 @@ simhash_text_form!(SimHash16: u16, SimHash32: u32, SimHash64: u64, SimHash128: u
 /// and parsing checks it: neither scheme's text parses as the other's.
 ///
 /// ```
-/// use txtfp::{FastMinHashSig, MinHashSig, TextForm};
+/// use txtfp::MinHashSig;
+/// use txtfp::classical::minhash::FastMinHashSig;
+/// use txtfp::classical::TextForm;
 /// let s = FastMinHashSig::<1> { hashes: [0xab], ..FastMinHashSig::empty() };
 /// assert_eq!(s.to_hex(), "0146000000000000ab00000000000000");
 /// assert_eq!(FastMinHashSig::<1>::from_hex(&s.to_hex())?, s);

@@ -13,7 +13,7 @@ use hashbrown::{HashMap, HashSet};
 use super::report::{Cluster, Decision, DedupReport, DedupStats, VerifiedPair};
 use super::union_find::UnionFind;
 use super::{CandidateIndex, EmptyDocuments, Similarity, Verifier};
-use crate::{Error, FingerprintBatch, Result};
+use crate::{Error, Result, classical::FingerprintBatch};
 
 /// Most documents one run accepts: positions are `u32`, and an
 /// [`LshIndex`](crate::LshIndex) holds at most 2³¹ − 1 signatures.

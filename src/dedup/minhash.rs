@@ -12,8 +12,8 @@ use super::{
 };
 use crate::classical::minhash::Scheme;
 use crate::{
-    Canonicalizer, FastMinHashFingerprinter, LshCandidateIndex, LshIndexBuilder,
-    MinHashFingerprinter, MinHashSig, Result, ShingleTokenizer, Tokenizer, WordTokenizer,
+    Canonicalizer, LshCandidateIndex, LshIndexBuilder, MinHashFingerprinter, MinHashSig, Result,
+    ShingleTokenizer, Tokenizer, WordTokenizer, classical::minhash::FastMinHashFingerprinter,
 };
 
 /// Near-duplicate removal with MinHash: fingerprint every document, find

@@ -109,7 +109,7 @@ pub enum MinHashScheme {
     /// 0.3.2's signatures. The default.
     #[default]
     Default,
-    /// [`FastMinHashFingerprinter`](crate::FastMinHashFingerprinter) with
+    /// [`FastMinHashFingerprinter`](crate::classical::minhash::FastMinHashFingerprinter) with
     /// the fingerprinter's canonicalizer, tokenizer and seed (its hash
     /// family is not used): about 1.8× faster to fingerprint, and its
     /// Jaccard estimates are at least as accurate. The banding, the

@@ -68,7 +68,7 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// order is reported.
     ///
     /// ```
-    /// use txtfp::{FastLshIndex, FastMinHashSig};
+    /// use txtfp::classical::minhash::{FastLshIndex, FastMinHashSig};
     /// let sig = |x: u64| FastMinHashSig::<4> { hashes: [x; 4], ..FastMinHashSig::empty() };
     /// let mut idx = FastLshIndex::<4>::with_bands_rows(2, 2)?;
     /// idx.try_extend([(1, sig(5)), (2, sig(5)), (3, sig(6))])?;

@@ -24,7 +24,7 @@ use crate::{LshIndexBuilder, MinHashSig, Result};
 /// (`query` answers the same ids); what it cannot do without signatures is
 /// verify a similarity ([`LshIndex::query_with_threshold`]) or return a
 /// stored signature. The scheme `S` of the signatures it takes defaults to
-/// [`Classic`]; [`FastLshCandidateIndex`](crate::FastLshCandidateIndex) is
+/// [`Classic`]; [`FastLshCandidateIndex`](crate::classical::minhash::FastLshCandidateIndex) is
 /// the fast scheme's.
 ///
 /// [`LshIndex`]: crate::LshIndex
@@ -73,7 +73,8 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
     /// As [`LshIndexBuilder::try_build`].
     ///
     /// ```
-    /// use txtfp::{FastLshCandidateIndex, LshIndexBuilder};
+    /// use txtfp::LshIndexBuilder;
+    /// use txtfp::classical::minhash::FastLshCandidateIndex;
     /// let b = LshIndexBuilder::for_recall(0.8, 128, 0.999)?;
     /// let idx = FastLshCandidateIndex::<128>::from_builder(b)?;
     /// assert_eq!((idx.bands(), idx.rows()), (32, 4));
@@ -136,7 +137,7 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
     /// already stored, repeated in the batch, or the batch does not fit.
     ///
     /// ```
-    /// use txtfp::{FastLshCandidateIndex, FastMinHashSig};
+    /// use txtfp::classical::minhash::{FastLshCandidateIndex, FastMinHashSig};
     /// let sig = |x: u64| FastMinHashSig::<8> { hashes: [x; 8], ..FastMinHashSig::empty() };
     /// let mut idx = FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
     /// idx.try_extend([(1, &sig(10)), (2, &sig(20))])?;
@@ -192,11 +193,12 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
 
     /// The index file (format of ARCHITECTURE.md, "Index files"; flags 0:
     /// no payload section). For the fast scheme, a 16-byte header
-    /// (`TXTFPFMC`, the schema word [`FAST_SCHEMA`](crate::FAST_SCHEMA)
+    /// (`TXTFPFMC`, the schema word [`FAST_SCHEMA`](crate::classical::minhash::FAST_SCHEMA)
     /// little-endian, six zero bytes) comes first.
     ///
     /// ```
-    /// use txtfp::{FastLshCandidateIndex, FastLshIndex, FastMinHashSig, LshCandidateIndex};
+    /// use txtfp::LshCandidateIndex;
+    /// use txtfp::classical::minhash::{FastLshCandidateIndex, FastLshIndex, FastMinHashSig};
     /// let sig = FastMinHashSig::<8> { hashes: [3; 8], ..FastMinHashSig::empty() };
     /// let mut idx = FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
     /// idx.insert(1, &sig)?;
@@ -263,7 +265,7 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
     /// [`Error::Io`](crate::Error::Io) when the file cannot be written.
     ///
     /// ```
-    /// use txtfp::{FastLshCandidateIndex, FastMinHashSig};
+    /// use txtfp::classical::minhash::{FastLshCandidateIndex, FastMinHashSig};
     /// let path = std::env::temp_dir().join(format!("txtfp-fastc-doc-{}.idx", std::process::id()));
     /// let mut idx = FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
     /// idx.insert(7, &FastMinHashSig::empty())?;

@@ -14,7 +14,7 @@ use crate::{Error, LshIndexBuilder, MinHashSig, Result};
 
 /// A banded LSH index of [`MinHashSig<H, S>`] signatures under
 /// caller-chosen `u64` ids. The scheme `S` defaults to the default scheme
-/// ([`Classic`]); [`FastLshIndex`](crate::FastLshIndex) is the index of
+/// ([`Classic`]); [`FastLshIndex`](crate::classical::minhash::FastLshIndex) is the index of
 /// the fast scheme's signatures, with the same buckets and queries and
 /// files of its own.
 ///
@@ -84,10 +84,11 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// As [`LshIndexBuilder::try_build`].
     ///
     /// ```
-    /// use txtfp::{FastLshIndex, LshIndexBuilder};
+    /// use txtfp::LshIndexBuilder;
+    /// use txtfp::classical::minhash::FastLshIndex;
     /// let idx = FastLshIndex::<128>::from_builder(LshIndexBuilder::for_recall(0.8, 128, 0.999)?)?;
     /// assert_eq!((idx.bands(), idx.rows()), (32, 4));
-    /// assert!(txtfp::FastLshIndex::<128>::with_bands_rows(32, 3).is_err());
+    /// assert!(txtfp::classical::minhash::FastLshIndex::<128>::with_bands_rows(32, 3).is_err());
     /// # Ok::<(), txtfp::Error>(())
     /// ```
     pub fn from_builder(builder: LshIndexBuilder) -> Result<Self> {

@@ -1,6 +1,6 @@
 //! A read-only memory map of an index file and typed views into it, shared
-//! by [`MappedLshIndex`](crate::MappedLshIndex) and
-//! [`MappedSimHashIndex`](crate::MappedSimHashIndex) (`mmap` feature).
+//! by [`MappedLshIndex`](crate::lsh::MappedLshIndex) and
+//! [`MappedSimHashIndex`](crate::lsh::MappedSimHashIndex) (`mmap` feature).
 
 use alloc::vec::Vec;
 use core::ops::Range;

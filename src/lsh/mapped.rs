@@ -19,7 +19,8 @@ use crate::{Error, LshIndex, MinHashSig, Result, jaccard};
 /// The answers are those of the [`LshIndex`] that was saved.
 ///
 /// ```
-/// use txtfp::{LshIndex, MappedLshIndex, MinHashSig};
+/// use txtfp::{LshIndex, MinHashSig};
+/// use txtfp::lsh::MappedLshIndex;
 /// let dir = std::env::temp_dir().join(format!("txtfp-doc-map-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("lsh.idx");

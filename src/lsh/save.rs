@@ -27,7 +27,7 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// ARCHITECTURE.md ("Index files") through `sink`, which receives
     /// consecutive pieces of the file: for the fast scheme, a 16-byte
     /// header (`TXTFPFMH`, the schema word
-    /// [`FAST_SCHEMA`](crate::FAST_SCHEMA) little-endian, six zero bytes)
+    /// [`FAST_SCHEMA`](crate::classical::minhash::FAST_SCHEMA) little-endian, six zero bytes)
     /// and then the file of the same buckets and slots.
     pub fn write_to(&self, sink: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
         write_lsh::<H, S>(
@@ -61,7 +61,8 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// Neither scheme's index loads the other's files:
     ///
     /// ```
-    /// use txtfp::{FastLshIndex, FastMinHashSig, LshIndex};
+    /// use txtfp::LshIndex;
+    /// use txtfp::classical::minhash::{FastLshIndex, FastMinHashSig};
     /// let sig = FastMinHashSig::<8> { hashes: [3; 8], ..FastMinHashSig::empty() };
     /// let mut idx = FastLshIndex::<8>::with_bands_rows(4, 2)?;
     /// idx.insert(1, sig);
@@ -127,7 +128,7 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// The fast scheme's index the same way:
     ///
     /// ```
-    /// use txtfp::{FastLshIndex, FastMinHashSig};
+    /// use txtfp::classical::minhash::{FastLshIndex, FastMinHashSig};
     /// let path = std::env::temp_dir().join(format!("txtfp-fast-doc-{}.idx", std::process::id()));
     /// let mut idx = FastLshIndex::<8>::with_bands_rows(4, 2)?;
     /// idx.insert(7, FastMinHashSig::empty());

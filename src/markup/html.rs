@@ -24,7 +24,7 @@ use crate::{Error, Result};
 ///
 /// ```
 /// # #[cfg(feature = "markup")] {
-/// use txtfp::HtmlOptions;
+/// use txtfp::markup::HtmlOptions;
 /// let opts = HtmlOptions { max_depth: 64, ..HtmlOptions::default() };
 /// assert!(opts.strip_decorations);
 /// # }
@@ -134,7 +134,7 @@ pub fn html_to_text(html: &str) -> Result<String> {
 ///
 /// ```
 /// # #[cfg(feature = "markup")] {
-/// use txtfp::{HtmlOptions, html_to_text_with};
+/// use txtfp::markup::{HtmlOptions, html_to_text_with};
 /// let html = "<h1>Title</h1><p><em>very</em> <a href=\"/x\">good</a></p>\
 ///             <table><tr><td>a</td><td>b</td></tr></table>";
 /// let text = html_to_text_with(html, HtmlOptions::default())?;

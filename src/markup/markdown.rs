@@ -56,7 +56,8 @@ impl Default for MarkdownOptions {
 ///
 /// ```
 /// # #[cfg(feature = "markup")] {
-/// use txtfp::{MarkdownOptions, MarkdownSyntax, markdown_to_text_as};
+/// use txtfp::MarkdownOptions;
+/// use txtfp::markup::{MarkdownSyntax, markdown_to_text_as};
 /// let md = "| a | b |\n|---|---|\n| 1 | ~~2~~ |";
 /// let opts = MarkdownOptions::default();
 /// assert_eq!(markdown_to_text_as(md, opts, MarkdownSyntax::Gfm)?, "a b 1 2");
@@ -132,7 +133,8 @@ pub fn markdown_to_text_with(md: &str, opts: MarkdownOptions) -> Result<String> 
 ///
 /// ```
 /// # #[cfg(feature = "markup")] {
-/// use txtfp::{MarkdownOptions, MarkdownSyntax, markdown_to_text_as};
+/// use txtfp::MarkdownOptions;
+/// use txtfp::markup::{MarkdownSyntax, markdown_to_text_as};
 /// let md = "~~old~~ new";
 /// let opts = MarkdownOptions::default();
 /// assert_eq!(markdown_to_text_as(md, opts, MarkdownSyntax::Gfm)?, "old new");

@@ -37,7 +37,7 @@ const GIVEN_UP: u8 = 2;
 ///
 /// ```
 /// # #[cfg(feature = "pdf")] {
-/// use txtfp::PdfOptions;
+/// use txtfp::markup::PdfOptions;
 /// let opts = PdfOptions { timeout_secs: 5, ..PdfOptions::default() };
 /// assert_eq!(opts.max_bytes, 50 << 20);
 /// # }
@@ -71,7 +71,7 @@ impl Default for PdfOptions {
 ///
 /// ```
 /// # #[cfg(feature = "pdf")] {
-/// let err = txtfp::pdf_to_text(b"%PDF-1.4\n1 0 obj\n<<").unwrap_err();
+/// let err = txtfp::markup::pdf_to_text(b"%PDF-1.4\n1 0 obj\n<<").unwrap_err();
 /// assert!(err.to_string().starts_with("invalid input: pdf is truncated"));
 /// # }
 /// ```

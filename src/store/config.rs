@@ -36,7 +36,7 @@ pub enum OnDuplicate {
 }
 
 /// Largest `minhash_ngram` accepted (the tokenizer's own shingle limit).
-pub const MAX_NGRAM: usize = crate::MAX_SHINGLE_K;
+pub const MAX_NGRAM: usize = crate::tokenize::MAX_SHINGLE_K;
 
 /// Largest `chunk_size` (in words) accepted.
 pub const MAX_CHUNK_SIZE: usize = 1 << 20;

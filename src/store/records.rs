@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// A document offered to [`GlobalFingerprintStore::ingest`](super::GlobalFingerprintStore::ingest).
 ///
 /// ```
-/// use txtfp::IncomingDocument;
+/// use txtfp::store::IncomingDocument;
 /// let d = IncomingDocument::new("wiki-42", "Some text.", "wikipedia_stream").with_language("en");
 /// assert_eq!(d.language.as_deref(), Some("en"));
 /// ```

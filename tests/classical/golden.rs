@@ -398,7 +398,7 @@ fn unicode_versions_match_goldens() {
     let meta: Value =
         serde_json::from_str(&std::fs::read_to_string(data_file("golden.meta.json")).unwrap())
             .unwrap();
-    let v = txtfp::unicode_versions();
+    let v = txtfp::canonical::unicode_versions();
     let want = &meta["unicode_versions"];
     let fmt = |t: (u8, u8, u8)| format!("{}.{}.{}", t.0, t.1, t.2);
     assert_eq!(

@@ -10,9 +10,8 @@
 #![cfg(feature = "interop")]
 
 use serde_json::Value;
-use txtfp::{
-    DocV1Match, Fingerprinter, SimHash64, SimHashDocV1, StopWords, hamming, hashlittle2, jenkins64,
-};
+use txtfp::classical::simhash::{DocV1Match, SimHashDocV1, StopWords, hashlittle2, jenkins64};
+use txtfp::{Fingerprinter, SimHash64, hamming};
 
 fn data(name: &str) -> String {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));

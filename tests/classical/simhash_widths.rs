@@ -7,9 +7,10 @@
 #![cfg(all(feature = "simhash", feature = "lsh"))]
 
 use proptest::prelude::*;
+use txtfp::classical::simhash::{SimHash16, SimHash32, SimHashBits};
 use txtfp::{
-    Canonicalizer, Fingerprinter, HashFamily, ShingleTokenizer, SimHash16, SimHash32, SimHash64,
-    SimHash128, SimHash128Index, SimHashBits, SimHashFingerprinter, WordTokenizer, hamming,
+    Canonicalizer, Fingerprinter, HashFamily, ShingleTokenizer, SimHash64, SimHash128,
+    SimHash128Index, SimHashFingerprinter, WordTokenizer, hamming,
 };
 
 fn fp() -> SimHashFingerprinter<ShingleTokenizer<WordTokenizer>> {
@@ -104,7 +105,7 @@ fn narrow_signatures_widen_without_changing_distances() {
 mod newsbot {
     use super::*;
     use serde_json::Value;
-    use txtfp::newsbot::{self, NewsbotHash};
+    use txtfp::classical::simhash::newsbot::{self, NewsbotHash};
 
     #[test]
     fn matches_the_python_simhash_package() {

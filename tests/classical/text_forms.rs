@@ -4,7 +4,9 @@
 #![cfg(all(feature = "interop", feature = "minhash"))]
 
 use proptest::prelude::*;
-use txtfp::{MinHashSig, SimHash16, SimHash32, SimHash64, SimHash128, TextEncoding, TextForm};
+use txtfp::classical::simhash::{SimHash16, SimHash32};
+use txtfp::classical::{TextEncoding, TextForm};
+use txtfp::{MinHashSig, SimHash64, SimHash128};
 
 const ENCODINGS: [TextEncoding; 3] = [
     TextEncoding::Hex,
@@ -147,7 +149,7 @@ fn errors_say_what_is_wrong() {
     // MinHash: the schema word is checked as by from_bytes.
     let mut bytes = MinHashSig::<2>::empty().to_le_bytes();
     bytes[0] = 9;
-    let text = txtfp::SimHash16(0).to_hex(); // any short text
+    let text = txtfp::classical::simhash::SimHash16(0).to_hex(); // any short text
     assert!(
         MinHashSig::<2>::from_hex(&text)
             .unwrap_err()

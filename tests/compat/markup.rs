@@ -39,7 +39,8 @@ fn markdown_gfm_fix_is_kept() {
     assert_eq!(markdown_to_text(md).unwrap(), "a b 1 2");
     assert_eq!(markdown_to_text_with(md, opts).unwrap(), "a b 1 2");
     assert_eq!(
-        txtfp::markdown_to_text_as(md, opts, txtfp::MarkdownSyntax::CommonMark).unwrap(),
+        txtfp::markup::markdown_to_text_as(md, opts, txtfp::markup::MarkdownSyntax::CommonMark)
+            .unwrap(),
         "| a | b | |---|---| | 1 | ~~2~~ |"
     );
 }

@@ -4,7 +4,8 @@
 //! overflow it), return `Ok`, and keep the text that is there.
 #![cfg(feature = "markup")]
 
-use txtfp::{HtmlOptions, html_to_text, html_to_text_with, markdown_to_text};
+use txtfp::markup::{HtmlOptions, html_to_text_with};
+use txtfp::{html_to_text, markdown_to_text};
 
 fn both(html: &str) -> (String, String) {
     let reference = html_to_text(html).unwrap();

@@ -11,7 +11,8 @@
 #![cfg(feature = "markup")]
 
 use crate::common::*;
-use txtfp::{MarkdownOptions, MarkdownSyntax, html_to_text, markdown_to_text, markdown_to_text_as};
+use txtfp::markup::{MarkdownSyntax, markdown_to_text_as};
+use txtfp::{MarkdownOptions, html_to_text, markdown_to_text};
 
 /// 0.3.2's parse: CommonMark only, default switches.
 fn commonmark(md: &str) -> txtfp::Result<String> {

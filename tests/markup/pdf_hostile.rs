@@ -5,7 +5,8 @@
 use std::time::{Duration, Instant};
 
 use crate::pdf_support::*;
-use txtfp::{Error, PdfOptions, pdf_to_text, pdf_to_text_with};
+use txtfp::Error;
+use txtfp::markup::{PdfOptions, pdf_to_text, pdf_to_text_with};
 
 fn sample() -> Vec<u8> {
     std::fs::read(crate::common::data_file("pdf-sample.pdf")).unwrap()

@@ -5,9 +5,10 @@
 #![cfg(feature = "pdf")]
 
 use crate::pdf_support::*;
+use txtfp::markup::pdf_to_text;
 use txtfp::{
     Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, Tokenizer, WordTokenizer,
-    jaccard, pdf_to_text,
+    jaccard,
 };
 
 fn words(text: &str) -> Vec<String> {
@@ -83,7 +84,8 @@ fn groff_ghostscript_pdfs() {
         "markup/libffi8__html__The-Closure-API.html",
     ] {
         let html = std::fs::read_to_string(crate::common::data_file(page)).unwrap();
-        let text = txtfp::html_to_text_with(&html, txtfp::HtmlOptions::default()).unwrap();
+        let text =
+            txtfp::markup::html_to_text_with(&html, txtfp::markup::HtmlOptions::default()).unwrap();
         source.push_str("\n\n");
         source.push_str(&text);
     }

@@ -8,7 +8,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-use txtfp::{HtmlOptions, html_to_text, html_to_text_with};
+use txtfp::html_to_text;
+use txtfp::markup::{HtmlOptions, html_to_text_with};
 
 fn peak_rss_mib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -71,7 +71,7 @@ fn model_and_dimensions_go_into_the_request() {
         last.body,
         json!({"model": "text-embedding-3-large", "input": ["x"], "dimensions": 256})
     );
-    for bad in [0, txtfp::MAX_EMBEDDING_DIM + 1] {
+    for bad in [0, txtfp::semantic::MAX_EMBEDDING_DIM + 1] {
         let e = provider(&server).with_dimensions(bad).unwrap_err();
         assert!(
             matches!(e, Error::Config(ref m) if m.contains(&bad.to_string())),

@@ -14,9 +14,9 @@ use std::path::Path;
 
 use crate::common::*;
 use serde_json::Value;
+use txtfp::classical::tlsh::TlshStreaming;
 use txtfp::{
-    Fingerprinter, StreamingFingerprinter, TlshFingerprint, TlshFingerprinter, TlshStreaming,
-    tlsh_distance,
+    Fingerprinter, StreamingFingerprinter, TlshFingerprint, TlshFingerprinter, tlsh_distance,
 };
 
 /// Our `tlsh` golden field: `{hex, config_hash}` or `{error, error_debug}`.

@@ -3,10 +3,11 @@
 
 use std::io::Write;
 
+use txtfp::classical::minhash::FastMinHashFingerprinter;
 use txtfp::{
-    Canonicalizer, FastMinHashFingerprinter, Fingerprinter, MinHashFingerprinter, ShingleTokenizer,
-    SimHashFingerprinter, TLSH_MIN_INPUT_BYTES, TlshFingerprinter, WordTokenizer, cosine_estimate,
-    hamming, jaccard, tlsh_distance,
+    Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
+    TLSH_MIN_INPUT_BYTES, TlshFingerprinter, WordTokenizer, cosine_estimate, hamming, jaccard,
+    tlsh_distance,
 };
 
 use crate::args::CompareArgs;

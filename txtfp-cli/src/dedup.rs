@@ -263,10 +263,10 @@ fn verification_name(v: Verification) -> &'static str {
 
 /// Shingle sizes the tokenizer accepts.
 pub fn check_k(k: usize) -> CliResult {
-    if k == 0 || k > txtfp::MAX_SHINGLE_K {
+    if k == 0 || k > txtfp::tokenize::MAX_SHINGLE_K {
         return Err(CliError::Usage(format!(
             "--shingle {k}: must be between 1 and {}",
-            txtfp::MAX_SHINGLE_K
+            txtfp::tokenize::MAX_SHINGLE_K
         )));
     }
     Ok(())

@@ -4,9 +4,11 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
+use txtfp::classical::minhash::FastMinHashFingerprinter;
+use txtfp::classical::{TextEncoding, TextForm};
 use txtfp::{
-    Canonicalizer, FastMinHashFingerprinter, Fingerprinter, MinHashFingerprinter, ShingleTokenizer,
-    SimHashFingerprinter, TextEncoding, TextForm, TlshFingerprinter, WordTokenizer,
+    Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
+    TlshFingerprinter, WordTokenizer,
 };
 
 use crate::args::{Algo, FingerprintArgs, Format};

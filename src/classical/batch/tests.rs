@@ -36,11 +36,11 @@ proptest! {
     #[test]
     fn batches_equal_single_calls(docs in prop::collection::vec("[a-zA-Zé ,.]{0,60}", 0..40)) {
         agree(&MinHashFingerprinter::<_, 16>::new(Canonicalizer::default(), WordTokenizer), &docs)?;
-        agree(&crate::FastMinHashFingerprinter::<_, 16>::new(Canonicalizer::default(), WordTokenizer), &docs)?;
+        agree(&crate::classical::minhash::FastMinHashFingerprinter::<_, 16>::new(Canonicalizer::default(), WordTokenizer), &docs)?;
         agree(&SimHashFingerprinter::new(Canonicalizer::default(), WordTokenizer), &docs)?;
         #[cfg(feature = "tlsh")]
         agree(&crate::TlshFingerprinter::default(), &docs)?;
         #[cfg(feature = "interop")]
-        agree(&crate::SimHashDocV1::new(), &docs)?;
+        agree(&crate::classical::simhash::SimHashDocV1::new(), &docs)?;
     }
 }

@@ -36,6 +36,9 @@ mod slots;
 mod slots_serde;
 mod streaming;
 
+pub use fast::{FAST_SCHEMA, FastMinHashFingerprinter, FastMinHashSig, FastMinHashStreaming};
+#[cfg(feature = "lsh")]
+pub use fast::{FastLshCandidateIndex, FastLshIndex};
 pub use fingerprinter::{MinHashFingerprinter, MinHashFingerprinterBuilder};
 pub(crate) use scheme::StreamSource;
 pub use scheme::{Classic, Fast, Scheme};

@@ -17,7 +17,8 @@
 //!
 //! ```
 //! use txtfp::classical::minhash::{Classic, Fast, Scheme};
-//! use txtfp::{FastMinHashSig, MinHashSig};
+//! use txtfp::MinHashSig;
+//! use txtfp::classical::minhash::FastMinHashSig;
 //! fn schema_of<S: Scheme>(_: &MinHashSig<4, S>) -> u16 {
 //!     S::SCHEMA
 //! }

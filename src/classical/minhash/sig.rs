@@ -36,7 +36,8 @@ use crate::{Error, Result};
 /// signatures are different types:
 ///
 /// ```compile_fail
-/// use txtfp::{FastMinHashSig, MinHashSig};
+/// use txtfp::MinHashSig;
+/// use txtfp::classical::minhash::FastMinHashSig;
 /// let _ = txtfp::jaccard(&FastMinHashSig::<4>::empty(), &MinHashSig::<4>::empty());
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -82,8 +83,8 @@ impl<const H: usize, S: Scheme> MinHashSig<H, S> {
     /// let e = txtfp::MinHashSig::<2>::empty();
     /// assert_eq!(e.hashes, [u64::MAX; 2]);
     /// assert_eq!(e.schema, 1);
-    /// let f = txtfp::FastMinHashSig::<2>::empty();
-    /// assert_eq!((f.schema, f.hashes), (txtfp::FAST_SCHEMA, [u64::MAX; 2]));
+    /// let f = txtfp::classical::minhash::FastMinHashSig::<2>::empty();
+    /// assert_eq!((f.schema, f.hashes), (txtfp::classical::minhash::FAST_SCHEMA, [u64::MAX; 2]));
     /// ```
     pub const fn empty() -> Self {
         Self {
@@ -104,7 +105,7 @@ impl<const H: usize, S: Scheme> MinHashSig<H, S> {
     /// configuration (the fingerprinter's `config_hash`).
     ///
     /// ```
-    /// use txtfp::FastMinHashSig;
+    /// use txtfp::classical::minhash::FastMinHashSig;
     /// let a = FastMinHashSig::<4> { hashes: [1, 2, 3, 4], ..FastMinHashSig::empty() };
     /// let b = FastMinHashSig::<4> { hashes: [1, 2, 0, 0], ..FastMinHashSig::empty() };
     /// assert_eq!(a.jaccard(&b), 0.5);
@@ -126,7 +127,7 @@ impl<const H: usize, S: Scheme> MinHashSig<H, S> {
     /// let b = txtfp::MinHashSig::<1>::empty();
     /// # #[cfg(target_endian = "little")]
     /// assert_eq!(b.as_bytes(), [1, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255]);
-    /// let s = txtfp::FastMinHashSig::<1> { hashes: [0], ..txtfp::FastMinHashSig::empty() };
+    /// let s = txtfp::classical::minhash::FastMinHashSig::<1> { hashes: [0], ..txtfp::classical::minhash::FastMinHashSig::empty() };
     /// # #[cfg(target_endian = "little")]
     /// assert_eq!(s.as_bytes(), [1, 0x46, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
     /// ```
@@ -141,7 +142,7 @@ impl<const H: usize, S: Scheme> MinHashSig<H, S> {
     /// ```
     /// let s = txtfp::MinHashSig::<1> { schema: 1, _pad: [0; 6], hashes: [0x0102] };
     /// assert_eq!(s.to_le_bytes(), [1, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
-    /// let f = txtfp::FastMinHashSig::<1> { hashes: [0x0102], ..txtfp::FastMinHashSig::empty() };
+    /// let f = txtfp::classical::minhash::FastMinHashSig::<1> { hashes: [0x0102], ..txtfp::classical::minhash::FastMinHashSig::empty() };
     /// assert_eq!(f.to_le_bytes(), [1, 0x46, 0, 0, 0, 0, 0, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
     /// ```
     pub fn to_le_bytes(&self) -> Vec<u8> {
@@ -162,7 +163,8 @@ impl<const H: usize, S: Scheme> MinHashSig<H, S> {
     ///   them; a nonzero pad means the bytes are not a signature).
     ///
     /// ```
-    /// use txtfp::{FastMinHashSig, MinHashSig};
+    /// use txtfp::MinHashSig;
+    /// use txtfp::classical::minhash::FastMinHashSig;
     /// let sig = MinHashSig::<2> { schema: 1, _pad: [0; 6], hashes: [5, 7] };
     /// let mut buf = vec![0u8];
     /// buf.extend(sig.to_le_bytes());
@@ -229,7 +231,7 @@ impl<const H: usize, S: Scheme> fmt::Debug for MinHashSig<H, S> {
 ///     s.to_string(),
 ///     "MinHashSig<6>[0000000000000001, 0000000000000002, 0000000000000003, 0000000000000004, ..+2 more]"
 /// );
-/// let f = txtfp::FastMinHashSig::<5> { hashes: [1, 2, 3, 4, 5], ..txtfp::FastMinHashSig::empty() };
+/// let f = txtfp::classical::minhash::FastMinHashSig::<5> { hashes: [1, 2, 3, 4, 5], ..txtfp::classical::minhash::FastMinHashSig::empty() };
 /// assert_eq!(
 ///     f.to_string(),
 ///     "FastMinHashSig<5>[0000000000000001, 0000000000000002, 0000000000000003, 0000000000000004, ..+1 more]"

@@ -49,7 +49,8 @@ pub enum DocV1Match {
 /// similarity `1 − d/64`, 0.90 a loose and 0.98 a close match.
 ///
 /// ```
-/// use txtfp::{DocV1Match, Fingerprinter, SimHashDocV1};
+/// use txtfp::Fingerprinter;
+/// use txtfp::classical::simhash::{DocV1Match, SimHashDocV1};
 /// let scheme = SimHashDocV1::new();
 /// let a = scheme.fingerprint("The quick brown fox jumps over the lazy dog.")?;
 /// let text = SimHashDocV1::to_text(a);
@@ -102,7 +103,7 @@ impl SimHashDocV1 {
     /// The tokens of `input`, after canonicalization: what gets hashed.
     ///
     /// ```
-    /// use txtfp::SimHashDocV1;
+    /// use txtfp::classical::simhash::SimHashDocV1;
     /// let t = SimHashDocV1::new().tokens("Ｆull-width ﬁsh & Straße, 2024!");
     /// assert_eq!(t, ["full", "width", "fish", "strasse"]);
     /// ```
@@ -143,7 +144,8 @@ impl SimHashDocV1 {
     /// The text form: [`Self::PREFIX`] + 13 upper-case base32 characters.
     ///
     /// ```
-    /// use txtfp::{SimHash64, SimHashDocV1};
+    /// use txtfp::SimHash64;
+    /// use txtfp::classical::simhash::SimHashDocV1;
     /// assert_eq!(SimHashDocV1::to_text(SimHash64(0)), "simhash-doc-v1:AAAAAAAAAAAAA");
     /// assert_eq!(SimHashDocV1::to_text(SimHash64(u64::MAX)), "simhash-doc-v1:7777777777776");
     /// ```
@@ -157,7 +159,8 @@ impl SimHashDocV1 {
     /// either case; there is no padding.
     ///
     /// ```
-    /// use txtfp::{SimHash64, SimHashDocV1};
+    /// use txtfp::SimHash64;
+    /// use txtfp::classical::simhash::SimHashDocV1;
     /// assert_eq!(SimHashDocV1::parse("SIMHASH-DOC-V1:7777777777776")?, SimHash64(u64::MAX));
     /// assert_eq!(SimHashDocV1::parse("simhash-doc-v1:4l24lemdc4rhm")?, SimHash64(0xe2f5c59183172276));
     /// let err = SimHashDocV1::parse("7777777777776").unwrap_err();
@@ -195,7 +198,8 @@ impl SimHashDocV1 {
     /// The scheme's similarity `1 − d/64` for Hamming distance `d`.
     ///
     /// ```
-    /// use txtfp::{SimHash64, SimHashDocV1};
+    /// use txtfp::SimHash64;
+    /// use txtfp::classical::simhash::SimHashDocV1;
     /// assert_eq!(SimHashDocV1::similarity(SimHash64(0), SimHash64(0b1111)), 0.9375);
     /// ```
     pub fn similarity(a: SimHash64, b: SimHash64) -> f64 {
@@ -216,7 +220,7 @@ impl SimHashDocV1 {
 
     /// An empty index with the scheme's lookup defaults: radius 3, the 16
     /// tables of 28-bit keys of Manku et al. §3.1.1
-    /// ([`SimHashLayout::manku_k3`](crate::SimHashLayout::manku_k3)).
+    /// ([`SimHashLayout::manku_k3`](crate::lsh::SimHashLayout::manku_k3)).
     #[cfg(feature = "lsh")]
     pub fn index() -> crate::SimHashIndex {
         crate::SimHashIndex::new()

@@ -116,7 +116,7 @@ fn token_of(segment: &str) -> Option<Cow<'_, str>> {
 /// [`SimHashDocV1::config_hash`](super::SimHashDocV1::config_hash).
 ///
 /// ```
-/// use txtfp::StopWords;
+/// use txtfp::classical::simhash::StopWords;
 /// let en = StopWords::builtin("en")?;
 /// assert!(en.contains("the") && en.contains("The") && !en.contains("fox"));
 /// let mine = StopWords::from_words(["Lorem", "ipsum"]);
@@ -211,7 +211,8 @@ impl StopWords {
 /// stop-word list.
 ///
 /// ```
-/// use txtfp::{DocV1Tokenizer, Tokenizer};
+/// use txtfp::Tokenizer;
+/// use txtfp::classical::simhash::DocV1Tokenizer;
 /// let mut out = Vec::new();
 /// DocV1Tokenizer::default().for_each_token("don't panic: v1.2 costs $1,000 in 2024!", &mut |t| {
 ///     out.push(t.to_string())

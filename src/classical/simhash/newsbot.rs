@@ -23,7 +23,7 @@
 //! `tests/data/newsbot-simhash.json` were made with it.
 //!
 //! ```
-//! use txtfp::newsbot;
+//! use txtfp::classical::simhash::newsbot;
 //! assert_eq!(newsbot::tokenize("Testing-with_punctuation@marks"),
 //!            ["testing", "with", "punctuation", "marks"]);
 //! let a = newsbot::simhash("Breaking news about technology", 64)?;
@@ -148,7 +148,7 @@ fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
 /// The lower-case alphanumeric tokens of `text`, in order.
 ///
 /// ```
-/// assert_eq!(txtfp::newsbot::tokenize("Hello, World! How are you?"),
+/// assert_eq!(txtfp::classical::simhash::newsbot::tokenize("Hello, World! How are you?"),
 ///            ["hello", "world", "how", "are", "you"]);
 /// ```
 pub fn tokenize(text: &str) -> Vec<String> {
@@ -197,9 +197,9 @@ pub fn simhash_value(text: &str, bits: u32, hash: NewsbotHash) -> Result<u128> {
 /// zero-padded lower-case hex digits.
 ///
 /// ```
-/// let h = txtfp::newsbot::simhash("Sample text", 128)?;
+/// let h = txtfp::classical::simhash::newsbot::simhash("Sample text", 128)?;
 /// assert_eq!(h.len(), 32);
-/// assert_eq!(txtfp::newsbot::simhash("", 64)?, "0000000000000000");
+/// assert_eq!(txtfp::classical::simhash::newsbot::simhash("", 64)?, "0000000000000000");
 /// # Ok::<(), txtfp::Error>(())
 /// ```
 ///
@@ -260,7 +260,7 @@ pub fn parse_hex(text: &str) -> Result<u128> {
 /// signatures of different widths compare as integers, as in the utility.
 ///
 /// ```
-/// use txtfp::newsbot::hamming_distance;
+/// use txtfp::classical::simhash::newsbot::hamming_distance;
 /// assert_eq!(hamming_distance("ff", "ff")?, 0);
 /// assert_eq!(hamming_distance("f", "e")?, 1);
 /// assert_eq!(hamming_distance("ff", "00")?, 8);

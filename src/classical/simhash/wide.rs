@@ -28,7 +28,8 @@ mod sealed {
 /// [`SimHash128`] (sealed: no other type).
 ///
 /// ```
-/// use txtfp::{SimHash32, SimHash128, SimHashBits};
+/// use txtfp::SimHash128;
+/// use txtfp::classical::simhash::{SimHash32, SimHashBits};
 /// let (a, b) = (SimHash32(0b1011), SimHash32(0b0110));
 /// assert_eq!(a.hamming(b), 3);
 /// assert_eq!(a.similarity(b), 1.0 - 3.0 / 32.0);
@@ -173,7 +174,7 @@ simhash_width!(
     /// [`SimHashBits`] for the comparisons.
     ///
     /// ```
-    /// use txtfp::{SimHash16, SimHashBits};
+    /// use txtfp::classical::simhash::{SimHash16, SimHashBits};
     /// let s = SimHash16::new(0xbeef);
     /// assert_eq!(s.to_string(), "SimHash16(beef)");
     /// assert_eq!(SimHash16::from_bytes(&s.to_le_bytes())?, s);
@@ -188,7 +189,8 @@ simhash_width!(
     /// configuration.
     ///
     /// ```
-    /// use txtfp::{SimHash32, SimHash64, SimHashBits};
+    /// use txtfp::SimHash64;
+    /// use txtfp::classical::simhash::{SimHash32, SimHashBits};
     /// let s = SimHash32::new(0xdead_beef);
     /// assert_eq!(s.to_string(), "SimHash32(deadbeef)");
     /// // Zero-extended into a SimHash64 it keeps every distance.
@@ -207,7 +209,8 @@ simhash_width!(
     /// with `SimHash128Index` (feature `lsh`).
     ///
     /// ```
-    /// use txtfp::{SimHash128, SimHashBits};
+    /// use txtfp::SimHash128;
+    /// use txtfp::classical::simhash::SimHashBits;
     /// let s = SimHash128::from_halves(0x1111, 0x2222);
     /// assert_eq!(s.bits(), 0x2222_u128 << 64 | 0x1111);
     /// assert_eq!((s.low64().bits(), s.high64().bits()), (0x1111, 0x2222));

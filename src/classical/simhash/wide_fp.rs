@@ -28,8 +28,8 @@ impl<T: Tokenizer> SimHashFingerprinter<T> {
     /// half of the 128-bit one is the 64-bit one (see [`SimHash128`]).
     ///
     /// ```
-    /// use txtfp::{Canonicalizer, Fingerprinter, SimHash16, SimHash128, SimHashBits,
-    ///             SimHashFingerprinter, WordTokenizer};
+    /// use txtfp::{Canonicalizer, Fingerprinter, SimHash128, SimHashFingerprinter, WordTokenizer};
+    /// use txtfp::classical::simhash::{SimHash16, SimHashBits};
     /// let fp = SimHashFingerprinter::new(Canonicalizer::default(), WordTokenizer);
     /// let text = "the quick brown fox jumps over the lazy dog";
     /// let s64 = fp.fingerprint(text)?;

@@ -77,7 +77,7 @@ impl SimHash128Index {
     }
 
     /// An empty index of radius `k`; each half gets the layout
-    /// [`SimHashLayout::for_distance`](crate::SimHashLayout::for_distance)
+    /// [`SimHashLayout::for_distance`](crate::lsh::SimHashLayout::for_distance)
     /// picks for `⌊k/2⌋`.
     ///
     /// ```

@@ -19,7 +19,8 @@ use crate::classical::StreamingFingerprinter;
 /// feed the canonical text. 0.3.2 had no streaming TLSH.
 ///
 /// ```
-/// use txtfp::{StreamingFingerprinter, TlshFingerprinter, TlshStreaming};
+/// use txtfp::{StreamingFingerprinter, TlshFingerprinter};
+/// use txtfp::classical::tlsh::TlshStreaming;
 /// let data = b"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod";
 /// let mut s = TlshStreaming::new();
 /// for piece in data.chunks(7) {

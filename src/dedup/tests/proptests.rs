@@ -11,8 +11,9 @@ use super::super::{
     DedupReport, EmptyDocuments, MinHashDedup, MinHashScheme, Similarity, Verification,
 };
 use crate::{
-    Canonicalizer, FastMinHashFingerprinter, FastMinHashSig, Fingerprinter, LshIndexBuilder,
-    MinHashFingerprinter, MinHashSig, ShingleTokenizer, Tokenizer, WordTokenizer, jaccard,
+    Canonicalizer, Fingerprinter, LshIndexBuilder, MinHashFingerprinter, MinHashSig,
+    ShingleTokenizer, Tokenizer, WordTokenizer, classical::minhash::FastMinHashFingerprinter,
+    classical::minhash::FastMinHashSig, jaccard,
 };
 
 const VOCAB: [&str; 12] = [

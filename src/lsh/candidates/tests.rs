@@ -6,7 +6,10 @@ use alloc::vec::Vec;
 
 use proptest::prelude::*;
 
-use crate::{Error, FastLshCandidateIndex, FastLshIndex, FastMinHashSig, LshIndex};
+use crate::{
+    Error, LshIndex, classical::minhash::FastLshCandidateIndex, classical::minhash::FastLshIndex,
+    classical::minhash::FastMinHashSig,
+};
 
 fn sig(x: u64) -> FastMinHashSig<8> {
     FastMinHashSig {

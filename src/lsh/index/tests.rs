@@ -5,10 +5,10 @@ use alloc::vec;
 
 use super::*;
 use crate::{
-    Canonicalizer, FastLshIndex, FastMinHashFingerprinter, FastMinHashSig, Fingerprinter,
-    LshIndexBuilder, WordTokenizer,
+    Canonicalizer, Fingerprinter, LshIndexBuilder, WordTokenizer, classical::minhash::FastLshIndex,
+    classical::minhash::FastMinHashFingerprinter, classical::minhash::FastMinHashSig,
 };
-use crate::{Error, FAST_SCHEMA};
+use crate::{Error, classical::minhash::FAST_SCHEMA};
 
 fn sig(x: u64) -> FastMinHashSig<8> {
     FastMinHashSig {

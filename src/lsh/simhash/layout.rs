@@ -31,7 +31,7 @@ pub const MAX_AUTO_DISTANCE: u32 = 7;
 /// neighbours with fewer tables but more candidates to check per query.
 ///
 /// ```
-/// use txtfp::SimHashLayout;
+/// use txtfp::lsh::SimHashLayout;
 /// let l = SimHashLayout::manku_k3();
 /// assert_eq!((l.tables(), l.max_distance(), l.min_key_bits()), (16, 3, 28));
 /// let l = SimHashLayout::blocks(5, 3)?; // C(5, 3) = 10 tables of 2 blocks
@@ -173,7 +173,7 @@ impl SimHashLayout {
     /// no mask avoids).
     ///
     /// ```
-    /// use txtfp::SimHashLayout;
+    /// use txtfp::lsh::SimHashLayout;
     /// // Two disjoint masks: one of them misses any single differing bit...
     /// assert!(SimHashLayout::custom(vec![0xff, 0xff00], 1).is_ok());
     /// // ...but one bit in each is seen by both.

@@ -20,7 +20,8 @@ use crate::{Error, Result, SimHash64};
 /// [`SimHashIndex`] that was saved.
 ///
 /// ```
-/// use txtfp::{MappedSimHashIndex, SimHash64, SimHashIndex};
+/// use txtfp::{SimHash64, SimHashIndex};
+/// use txtfp::lsh::MappedSimHashIndex;
 /// let dir = std::env::temp_dir().join(format!("txtfp-doc-simmap-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("simhash.idx");

@@ -11,8 +11,8 @@ use super::super::tests::{
 };
 use crate::tokenize::Tokenizer;
 use crate::{
-    Canonicalizer, FastMinHashFingerprinter, FastMinHashStreaming, Fingerprinter, ShingleTokenizer,
-    StreamingFingerprinter, WordTokenizer,
+    Canonicalizer, Fingerprinter, ShingleTokenizer, StreamingFingerprinter, WordTokenizer,
+    classical::minhash::FastMinHashFingerprinter, classical::minhash::FastMinHashStreaming,
 };
 
 impl<T: Tokenizer, const H: usize> Probe for FastMinHashStreaming<T, H> {

@@ -3,9 +3,10 @@
 
 use crate::support::*;
 use serde_json::Value;
+use txtfp::classical::TextForm;
 use txtfp::{
     Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
-    TextForm, TlshFingerprinter, WordTokenizer, cosine_estimate, hamming, jaccard, tlsh_distance,
+    TlshFingerprinter, WordTokenizer, cosine_estimate, hamming, jaccard, tlsh_distance,
 };
 
 const A: &str = "tests/data/cli/a.txt";
@@ -49,7 +50,7 @@ fn json_lines_by_default_with_minhash() {
 
 #[test]
 fn fast_minhash_signatures() {
-    let fp = txtfp::FastMinHashFingerprinter::<_, 128>::new(
+    let fp = txtfp::classical::minhash::FastMinHashFingerprinter::<_, 128>::new(
         Canonicalizer::default(),
         ShingleTokenizer {
             k: 3,
@@ -64,7 +65,10 @@ fn fast_minhash_signatures() {
     assert_eq!(line["shingle"], 3);
     assert_eq!(line["signature"], want.to_hex());
     let hex = line["signature"].as_str().unwrap();
-    assert_eq!(txtfp::FastMinHashSig::<128>::from_hex(hex).unwrap(), want);
+    assert_eq!(
+        txtfp::classical::minhash::FastMinHashSig::<128>::from_hex(hex).unwrap(),
+        want
+    );
     // Tagged: the default scheme's reader refuses it.
     assert!(txtfp::MinHashSig::<128>::from_hex(hex).is_err());
 }
@@ -178,7 +182,7 @@ fn compare_table_and_json_match_the_library() {
         cosine_estimate(sa, sb)
     );
     assert_eq!(v["tlsh"]["distance"], d);
-    let fast = txtfp::FastMinHashFingerprinter::<_, 128>::new(
+    let fast = txtfp::classical::minhash::FastMinHashFingerprinter::<_, 128>::new(
         Canonicalizer::default(),
         ShingleTokenizer {
             k: 5,

@@ -28,10 +28,11 @@ use crate::{Error, Result};
 /// `&self` methods only: one instance can be shared across threads.
 /// Memory per call: the canonical text and 8 bytes per token (the filling
 /// rounds revisit the token hashes). For text that arrives in chunks, see
-/// [`FastMinHashStreaming`](crate::FastMinHashStreaming).
+/// [`FastMinHashStreaming`](crate::classical::minhash::FastMinHashStreaming).
 ///
 /// ```
-/// use txtfp::{Canonicalizer, FastMinHashFingerprinter, Fingerprinter, ShingleTokenizer, WordTokenizer};
+/// use txtfp::{Canonicalizer, Fingerprinter, ShingleTokenizer, WordTokenizer};
+/// use txtfp::classical::minhash::FastMinHashFingerprinter;
 /// let fp = FastMinHashFingerprinter::<_, 128>::new(
 ///     Canonicalizer::default(),
 ///     ShingleTokenizer { k: 3, inner: WordTokenizer },
@@ -64,7 +65,8 @@ impl<T: Tokenizer, const H: usize> FastMinHashFingerprinter<T, H> {
     /// seeds are not comparable (the seed is in [`Self::config_hash`]).
     ///
     /// ```
-    /// use txtfp::{Canonicalizer, FastMinHashFingerprinter, Fingerprinter, WordTokenizer};
+    /// use txtfp::{Canonicalizer, Fingerprinter, WordTokenizer};
+    /// use txtfp::classical::minhash::FastMinHashFingerprinter;
     /// let a = FastMinHashFingerprinter::<_, 16>::new(Canonicalizer::default(), WordTokenizer);
     /// let b = a.clone().with_seed(7);
     /// assert_ne!(a.fingerprint("some words")?, b.fingerprint("some words")?);
@@ -97,7 +99,8 @@ impl<T: Tokenizer, const H: usize> FastMinHashFingerprinter<T, H> {
     /// fingerprinter's, which hashes `minhash-h{H}` and a hash family.
     ///
     /// ```
-    /// use txtfp::{Canonicalizer, FastMinHashFingerprinter, MinHashFingerprinter, WordTokenizer};
+    /// use txtfp::{Canonicalizer, MinHashFingerprinter, WordTokenizer};
+    /// use txtfp::classical::minhash::FastMinHashFingerprinter;
     /// let fast = FastMinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), WordTokenizer);
     /// let default = MinHashFingerprinter::<_, 128>::new(Canonicalizer::default(), WordTokenizer);
     /// assert_ne!(fast.config_hash(), default.config_hash());
@@ -115,7 +118,8 @@ impl<T: Tokenizer, const H: usize> FastMinHashFingerprinter<T, H> {
     /// over many documents reuses one allocation.
     ///
     /// ```
-    /// use txtfp::{Canonicalizer, FastMinHashFingerprinter, Fingerprinter, WordTokenizer};
+    /// use txtfp::{Canonicalizer, Fingerprinter, WordTokenizer};
+    /// use txtfp::classical::minhash::FastMinHashFingerprinter;
     /// let fp = FastMinHashFingerprinter::<_, 16>::new(Canonicalizer::default(), WordTokenizer);
     /// let mut buf = String::new();
     /// for doc in ["one doc", "another doc"] {

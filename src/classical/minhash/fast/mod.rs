@@ -37,13 +37,14 @@
 //! shingles take fused loops that property tests hold to the generic path.
 //!
 //! ```
-//! use txtfp::{Canonicalizer, FastMinHashFingerprinter, Fingerprinter, ShingleTokenizer, WordTokenizer};
+//! use txtfp::{Canonicalizer, Fingerprinter, ShingleTokenizer, WordTokenizer};
+//! use txtfp::classical::minhash::FastMinHashFingerprinter;
 //! let fp = FastMinHashFingerprinter::<_, 128>::new(
 //!     Canonicalizer::default(),
 //!     ShingleTokenizer { k: 5, inner: WordTokenizer },
 //! );
 //! let sig = fp.fingerprint("a document of a few words, long enough for some shingles")?;
-//! assert_eq!(sig.schema, txtfp::FAST_SCHEMA);
+//! assert_eq!(sig.schema, txtfp::classical::minhash::FAST_SCHEMA);
 //! assert_eq!(sig.jaccard(&sig), 1.0);
 //! # Ok::<(), txtfp::Error>(())
 //! ```
@@ -75,7 +76,7 @@ use super::{Fast, MinHashSig, MinHashStreaming};
 /// in Rust code.
 ///
 /// ```
-/// use txtfp::FastMinHashSig;
+/// use txtfp::classical::minhash::FastMinHashSig;
 /// let sigs = [FastMinHashSig::<4>::empty(); 2];
 /// let bytes: &[u8] = bytemuck::cast_slice(&sigs);
 /// assert_eq!(bytes.len(), 2 * (8 + 8 * 4));
@@ -85,7 +86,8 @@ use super::{Fast, MinHashSig, MinHashStreaming};
 /// own [`MinHashSig::jaccard`] method does:
 ///
 /// ```compile_fail
-/// use txtfp::{FastMinHashSig, MinHashSig};
+/// use txtfp::MinHashSig;
+/// use txtfp::classical::minhash::FastMinHashSig;
 /// let _ = txtfp::jaccard(&FastMinHashSig::<4>::empty(), &FastMinHashSig::<4>::empty());
 /// ```
 pub type FastMinHashSig<const H: usize> = MinHashSig<H, Fast>;
@@ -110,8 +112,10 @@ pub type FastMinHashSig<const H: usize> = MinHashSig<H, Fast>;
 /// affected.
 ///
 /// ```
-/// use txtfp::{Canonicalizer, FastMinHashFingerprinter, FastMinHashStreaming, Fingerprinter,
-///             ShingleTokenizer, StreamingFingerprinter, WordTokenizer};
+/// use txtfp::{
+///     Canonicalizer, Fingerprinter, ShingleTokenizer, StreamingFingerprinter, WordTokenizer,
+/// };
+/// use txtfp::classical::minhash::{FastMinHashFingerprinter, FastMinHashStreaming};
 /// let fp = FastMinHashFingerprinter::<_, 64>::new(
 ///     Canonicalizer::default(),
 ///     ShingleTokenizer { k: 3, inner: WordTokenizer },
@@ -144,10 +148,8 @@ pub type FastMinHashStreaming<T, const H: usize> = MinHashStreaming<T, H, Fast>;
 /// other way round.
 ///
 /// ```
-/// use txtfp::{
-///     Canonicalizer, FastLshIndex, FastMinHashFingerprinter, Fingerprinter, LshIndexBuilder,
-///     ShingleTokenizer, WordTokenizer,
-/// };
+/// use txtfp::{Canonicalizer, Fingerprinter, LshIndexBuilder, ShingleTokenizer, WordTokenizer};
+/// use txtfp::classical::minhash::{FastLshIndex, FastMinHashFingerprinter};
 /// let fp = FastMinHashFingerprinter::<_, 128>::new(
 ///     Canonicalizer::default(),
 ///     ShingleTokenizer { k: 3, inner: WordTokenizer },
@@ -164,7 +166,7 @@ pub type FastMinHashStreaming<T, const H: usize> = MinHashStreaming<T, H, Fast>;
 /// A default-scheme signature does not go in:
 ///
 /// ```compile_fail
-/// let mut idx = txtfp::FastLshIndex::<8>::with_bands_rows(4, 2)?;
+/// let mut idx = txtfp::classical::minhash::FastLshIndex::<8>::with_bands_rows(4, 2)?;
 /// idx.insert(1, txtfp::MinHashSig::<8>::empty());
 /// # Ok::<(), txtfp::Error>(())
 /// ```
@@ -179,10 +181,8 @@ pub type FastLshIndex<const H: usize> = crate::LshIndex<H, Fast>;
 /// refused by every other index type, and the other way round.
 ///
 /// ```
-/// use txtfp::{
-///     Canonicalizer, FastLshCandidateIndex, FastMinHashFingerprinter, Fingerprinter,
-///     LshIndexBuilder, ShingleTokenizer, WordTokenizer,
-/// };
+/// use txtfp::{Canonicalizer, Fingerprinter, LshIndexBuilder, ShingleTokenizer, WordTokenizer};
+/// use txtfp::classical::minhash::{FastLshCandidateIndex, FastMinHashFingerprinter};
 /// let fp = FastMinHashFingerprinter::<_, 128>::new(
 ///     Canonicalizer::default(),
 ///     ShingleTokenizer { k: 3, inner: WordTokenizer },
@@ -199,7 +199,7 @@ pub type FastLshIndex<const H: usize> = crate::LshIndex<H, Fast>;
 /// A default-scheme signature does not go in:
 ///
 /// ```compile_fail
-/// let mut idx = txtfp::FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
+/// let mut idx = txtfp::classical::minhash::FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
 /// idx.insert(1, &txtfp::MinHashSig::<8>::empty())?;
 /// # Ok::<(), txtfp::Error>(())
 /// ```

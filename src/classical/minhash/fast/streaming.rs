@@ -19,8 +19,8 @@ impl<T: Tokenizer, const H: usize> MinHashStreaming<T, H, Fast> {
     /// reached).
     ///
     /// ```
-    /// use txtfp::{Canonicalizer, FastMinHashFingerprinter, FastMinHashStreaming,
-    ///             StreamingFingerprinter, WordTokenizer};
+    /// use txtfp::{Canonicalizer, StreamingFingerprinter, WordTokenizer};
+    /// use txtfp::classical::minhash::{FastMinHashFingerprinter, FastMinHashStreaming};
     /// let fp = FastMinHashFingerprinter::<_, 4>::new(Canonicalizer::default(), WordTokenizer);
     /// let mut s = FastMinHashStreaming::new(fp);
     /// let words: String = (0..200).map(|i| format!("w{i} ")).collect();

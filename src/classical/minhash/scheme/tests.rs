@@ -4,7 +4,7 @@
 use alloc::string::ToString;
 
 use super::*;
-use crate::{FastMinHashSig, MinHashSig};
+use crate::{MinHashSig, classical::minhash::FastMinHashSig};
 
 #[test]
 fn each_scheme_names_its_tag_and_types() {

@@ -3,7 +3,7 @@
 //! rules both share are tested in `slots_serde_tests.rs`.
 
 use super::*;
-use crate::FastMinHashSig;
+use crate::classical::minhash::FastMinHashSig;
 use crate::classical::minhash::slots_serde::tests::{binary, record};
 use alloc::string::{String, ToString};
 use proptest::prelude::*;

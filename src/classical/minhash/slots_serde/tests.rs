@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::SlotSig;
-use crate::{FastMinHashSig, MinHashSig};
+use crate::{MinHashSig, classical::minhash::FastMinHashSig};
 
 /// A minimal non-human-readable serializer target: serde_json's `Value`
 /// is human readable, so the tuple path is driven through a tiny

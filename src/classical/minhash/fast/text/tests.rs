@@ -1,4 +1,7 @@
-use crate::{Error, FastMinHashSig, MinHashSig, TextEncoding, TextForm};
+use crate::{
+    Error, MinHashSig, classical::TextEncoding, classical::TextForm,
+    classical::minhash::FastMinHashSig,
+};
 
 #[test]
 fn round_trips_and_refuses_the_default_scheme() {
