@@ -161,14 +161,33 @@ impl Core {
     }
 }
 
+/// The answer shape OpenAI and Voyage share: `{"data": [{"embedding",
+/// "index"}], ...}`.
+#[cfg(any(feature = "openai", feature = "voyage"))]
+#[derive(serde::Deserialize)]
+struct IndexedResponse {
+    data: Vec<IndexedItem>,
+}
+
+#[cfg(any(feature = "openai", feature = "voyage"))]
+#[derive(serde::Deserialize)]
+struct IndexedItem {
+    embedding: Vec<f32>,
+    index: usize,
+}
+
+/// The vectors of an [`IndexedResponse`] body for `n` inputs, in input order.
+#[cfg(any(feature = "openai", feature = "voyage"))]
+pub(crate) fn parse_indexed(t: &Transport, body: &[u8], n: usize) -> Result<Vec<Vec<f32>>> {
+    let r: IndexedResponse = parse_json(t, body)?;
+    let items = r.data.into_iter().map(|i| (i.index, i.embedding)).collect();
+    by_index(t, items, n)
+}
+
 /// Puts `(index, vector)` pairs in index order, checking that the indices
 /// are exactly `0..n` (OpenAI and Voyage return an `index` per item).
 #[cfg(any(feature = "openai", feature = "voyage"))]
-pub(crate) fn by_index(
-    t: &Transport,
-    items: Vec<(usize, Vec<f32>)>,
-    n: usize,
-) -> Result<Vec<Vec<f32>>> {
+fn by_index(t: &Transport, items: Vec<(usize, Vec<f32>)>, n: usize) -> Result<Vec<Vec<f32>>> {
     check_count(t, items.len(), n)?;
     let mut slots: Vec<Option<Vec<f32>>> = vec![None; n];
     for (index, v) in items {

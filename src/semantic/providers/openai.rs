@@ -1,8 +1,8 @@
 //! [`OpenAiProvider`]: the OpenAI Embeddings API.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::batch::{Core, by_index, parse_json};
+use super::batch::{Core, parse_indexed};
 use super::http::Transport;
 use crate::semantic::Embedding;
 use crate::{Error, Result};
@@ -29,17 +29,6 @@ struct Request<'a> {
     input: &'a [&'a str],
     #[serde(skip_serializing_if = "Option::is_none")]
     dimensions: Option<usize>,
-}
-
-#[derive(Deserialize)]
-struct Response {
-    data: Vec<Item>,
-}
-
-#[derive(Deserialize)]
-struct Item {
-    embedding: Vec<f32>,
-    index: usize,
 }
 
 /// Embeddings from the OpenAI Embeddings API (feature `openai`).
@@ -129,11 +118,7 @@ impl OpenAiProvider {
                     dimensions: core.dimensions,
                 })
             },
-            |t, body, n| {
-                let r: Response = parse_json(t, body)?;
-                let items = r.data.into_iter().map(|i| (i.index, i.embedding)).collect();
-                by_index(t, items, n)
-            },
+            parse_indexed,
         )
     }
 }

@@ -2,9 +2,9 @@
 
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::batch::{Core, by_index, parse_json};
+use super::batch::{Core, parse_indexed};
 use super::http::Transport;
 use crate::semantic::Embedding;
 use crate::{Error, Result};
@@ -78,17 +78,6 @@ struct Request<'a> {
     input_type: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     output_dimension: Option<usize>,
-}
-
-#[derive(Deserialize)]
-struct Response {
-    data: Vec<Item>,
-}
-
-#[derive(Deserialize)]
-struct Item {
-    embedding: Vec<f32>,
-    index: usize,
 }
 
 /// Embeddings from the Voyage AI Embeddings API (feature `voyage`).
@@ -219,11 +208,7 @@ impl VoyageProvider {
                     output_dimension: core.dimensions,
                 })
             },
-            |t, body, n| {
-                let r: Response = parse_json(t, body)?;
-                let items = r.data.into_iter().map(|i| (i.index, i.embedding)).collect();
-                by_index(t, items, n)
-            },
+            parse_indexed,
         )
     }
 }
