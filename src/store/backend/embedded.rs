@@ -178,21 +178,17 @@ impl Tables<'_> {
                         .insert(id.as_str(), json.as_str())
                         .map_err(db_err)?;
                 }
-                Write::Bucket {
-                    bucket,
-                    key,
-                    member,
-                    add,
-                } => {
-                    let (table, hi) = match bucket {
+                Write::Bucket(edit) => {
+                    let (table, hi) = match edit.bucket {
                         Bucket::SimHash(t) => (&mut self.simhash, t.into()),
                         Bucket::Band(b) => (&mut self.bands, b.into()),
                     };
-                    let key = wide(hi, key);
-                    if add {
-                        table.insert(key, member.as_str()).map_err(db_err)?;
+                    let key = wide(hi, edit.key);
+                    let member = edit.member.as_str();
+                    if edit.add {
+                        table.insert(key, member).map_err(db_err)?;
                     } else {
-                        table.remove(key, member.as_str()).map_err(db_err)?;
+                        table.remove(key, member).map_err(db_err)?;
                     }
                 }
                 Write::ChunkSet(h, owner) => {

@@ -112,7 +112,7 @@ pub enum WriteOp {
     Count(String, i64),
 }
 
-/// Which bucket set a [`Write::Bucket`] changes.
+/// Which bucket set a [`BucketEdit`] changes.
 #[derive(Clone, Copy)]
 pub(crate) enum Bucket {
     /// SimHash table `table`, under its masked bits.
@@ -128,17 +128,19 @@ pub(crate) enum Bucket {
 pub(crate) enum Write {
     PutDoc(Box<StoredDocument>),
     PutFingerprints(String, Vec<FingerprintRecord>),
-    /// Add (`add`) or remove `member` (encoded for SimHash, the doc id for
-    /// bands) in `bucket` under `key`.
-    Bucket {
-        bucket: Bucket,
-        key: u64,
-        member: String,
-        add: bool,
-    },
+    Bucket(BucketEdit),
     ChunkSet([u8; 32], ChunkOwner),
     ChunkRemove([u8; 32]),
     Count(String, i64),
+}
+
+/// Add (`add`) or remove `member` (encoded for SimHash, the doc id for
+/// bands) in `bucket` under `key`.
+pub(crate) struct BucketEdit {
+    pub bucket: Bucket,
+    pub key: u64,
+    pub member: String,
+    pub add: bool,
 }
 
 impl From<WriteOp> for Write {
@@ -174,12 +176,12 @@ impl From<WriteOp> for Write {
             WriteOp::BandAdd { band, key, doc_id } => (Bucket::Band(band), key, doc_id, true),
             WriteOp::BandRemove { band, key, doc_id } => (Bucket::Band(band), key, doc_id, false),
         };
-        Self::Bucket {
+        Self::Bucket(BucketEdit {
             bucket,
             key,
             member,
             add,
-        }
+        })
     }
 }
 

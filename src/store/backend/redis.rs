@@ -184,19 +184,14 @@ impl RedisBackend {
                 Write::PutFingerprints(id, recs) => {
                     p.cmd("SET").arg(k.fp(&id)).arg(to_json(&recs)?).ignore();
                 }
-                Write::Bucket {
-                    bucket,
-                    key,
-                    member,
-                    add,
-                } => {
-                    let set = match bucket {
-                        Bucket::SimHash(t) => k.simhash(t, key),
-                        Bucket::Band(b) => k.band(b, key),
+                Write::Bucket(edit) => {
+                    let set = match edit.bucket {
+                        Bucket::SimHash(t) => k.simhash(t, edit.key),
+                        Bucket::Band(b) => k.band(b, edit.key),
                     };
-                    p.cmd(if add { "SADD" } else { "SREM" })
+                    p.cmd(if edit.add { "SADD" } else { "SREM" })
                         .arg(set)
-                        .arg(member)
+                        .arg(edit.member)
                         .ignore();
                 }
                 Write::ChunkSet(h, owner) => {
