@@ -78,13 +78,8 @@ pub trait FingerprintBatch: Fingerprinter {
         Self::Output: Send,
         S: AsRef<str> + Sync,
     {
-        use rayon::prelude::*;
-        inputs
-            .par_iter()
-            .map_init(String::new, |scratch, s| {
-                self.fingerprint_reusing(s.as_ref(), scratch)
-            })
-            .collect()
+        // A slice is an indexed parallel iterator of `&S`: same order.
+        self.par_fingerprint_iter(inputs)
     }
 
     /// The results of a parallel iterator of texts (feature `parallel`), in

@@ -7,6 +7,9 @@ use ureq::typestate::AgentScope;
 
 /// Characters of an error message kept in an [`Error`](crate::Error).
 pub(crate) const MESSAGE_CAP: usize = 400;
+/// Bytes of an error answer read to find its message: enough for any
+/// service's error JSON, and a bound on what a broken server makes us buffer.
+const ERROR_BODY_CAP: u64 = 64 * 1024;
 
 /// The agent settings every client starts from: statuses are answers, not
 /// errors (the caller sorts them); a `txtfp/<version>` user agent; proxies
@@ -26,6 +29,19 @@ pub(crate) fn is_loopback(host: &str) -> bool {
         || host
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The message of the error answer `resp` (see [`error_message`]), from at
+/// most `ERROR_BODY_CAP` bytes of its body; a body that cannot be read
+/// leaves the status's reason phrase.
+pub(crate) fn answer_message(resp: &mut ureq::http::Response<ureq::Body>) -> String {
+    let body = resp
+        .body_mut()
+        .with_config()
+        .limit(ERROR_BODY_CAP)
+        .read_to_vec()
+        .unwrap_or_default();
+    error_message(&body, resp.status().canonical_reason())
 }
 
 /// The human message of an error answer: the APIs put it in

@@ -134,44 +134,32 @@ pub trait Tokenizer: Send + Sync {
     }
 }
 
-impl<T: Tokenizer + ?Sized> Tokenizer for &T {
-    fn tokens<'a>(&'a self, input: &'a str) -> TokenStream<'a> {
-        (**self).tokens(input)
-    }
-    fn name(&self) -> Cow<'static, str> {
-        (**self).name()
-    }
-    fn for_each_token(&self, input: &str, f: &mut dyn FnMut(&str)) {
-        (**self).for_each_token(input, f)
-    }
-    fn validate(&self) -> Result<()> {
-        (**self).validate()
-    }
-    fn stream_plan(&self) -> StreamPlan<'_> {
-        (**self).stream_plan()
-    }
-    fn builtin(&self) -> Builtin {
-        (**self).builtin()
-    }
+/// A reference and a box tokenize as what they point to. One body for both,
+/// from a macro: a blanket impl over `Deref` would overlap the tokenizers'
+/// own impls.
+macro_rules! forward_tokenizer {
+    ($($ptr:ty),+) => {$(
+        impl<T: Tokenizer + ?Sized> Tokenizer for $ptr {
+            fn tokens<'a>(&'a self, input: &'a str) -> TokenStream<'a> {
+                (**self).tokens(input)
+            }
+            fn name(&self) -> Cow<'static, str> {
+                (**self).name()
+            }
+            fn for_each_token(&self, input: &str, f: &mut dyn FnMut(&str)) {
+                (**self).for_each_token(input, f)
+            }
+            fn validate(&self) -> Result<()> {
+                (**self).validate()
+            }
+            fn stream_plan(&self) -> StreamPlan<'_> {
+                (**self).stream_plan()
+            }
+            fn builtin(&self) -> Builtin {
+                (**self).builtin()
+            }
+        }
+    )+};
 }
 
-impl<T: Tokenizer + ?Sized> Tokenizer for Box<T> {
-    fn tokens<'a>(&'a self, input: &'a str) -> TokenStream<'a> {
-        (**self).tokens(input)
-    }
-    fn name(&self) -> Cow<'static, str> {
-        (**self).name()
-    }
-    fn for_each_token(&self, input: &str, f: &mut dyn FnMut(&str)) {
-        (**self).for_each_token(input, f)
-    }
-    fn validate(&self) -> Result<()> {
-        (**self).validate()
-    }
-    fn stream_plan(&self) -> StreamPlan<'_> {
-        (**self).stream_plan()
-    }
-    fn builtin(&self) -> Builtin {
-        (**self).builtin()
-    }
-}
+forward_tokenizer!(&T, Box<T>);

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use ureq::config::RedirectAuthHeaders;
 
-use crate::semantic::net::{agent_config, error_message, is_loopback};
+use crate::semantic::net::{agent_config, answer_message, is_loopback};
 use crate::{Error, Result};
 
 /// The Hub when `HF_ENDPOINT` is not set.
@@ -34,8 +34,6 @@ pub(super) const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 /// Bytes of a file list read at most (a listing of thousands of files is
 /// well under 1 MiB).
 const INFO_CAP: u64 = 16 << 20;
-/// Bytes of an error answer read to find its message.
-const ERROR_BODY_CAP: u64 = 64 * 1024;
 /// Longest accepted file name from the server, in bytes.
 const NAME_CAP: usize = 1024;
 const MAX_REDIRECTS: u32 = 10;
@@ -172,22 +170,13 @@ impl Hub {
         if status.is_success() {
             return Ok(resp);
         }
-        let text = resp
-            .body_mut()
-            .with_config()
-            .limit(ERROR_BODY_CAP)
-            .read_to_vec()
-            .unwrap_or_default();
+        let message = answer_message(&mut resp);
         let hint = match (status.as_u16(), &self.token) {
             (401 | 403, None) => " (a gated or private model needs HF_TOKEN)",
             (401 | 403, Some(_)) => " (check that HF_TOKEN has access to this model)",
             _ => "",
         };
-        Err(self.redact(&format!(
-            "HTTP {}: {}{hint}",
-            status.as_u16(),
-            error_message(&text, status.canonical_reason())
-        )))
+        Err(self.redact(&format!("HTTP {}: {message}{hint}", status.as_u16())))
     }
 
     fn describe(&self, e: &ureq::Error) -> String {

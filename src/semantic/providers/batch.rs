@@ -26,26 +26,45 @@ pub(crate) struct Core {
     /// first answer (0 = unknown yet). Shared by clones, which use the same
     /// model; changing the model or dimension detaches it.
     dim: Arc<AtomicUsize>,
-    /// Inputs per request (1..=the API's limit).
+    /// Inputs per request (1..=`max_batch`).
     pub(crate) batch_size: usize,
+    /// The API's limit on inputs per request.
+    max_batch: usize,
+    /// The API's table of model dimensions (0 for a model it does not know).
+    model_dim: fn(&str) -> usize,
 }
 
 impl Core {
-    pub(crate) fn new(transport: Transport, model: &str, table_dim: usize, batch: usize) -> Self {
+    /// The state of a provider that starts on `model`, sending up to
+    /// `max_batch` inputs per request.
+    pub(crate) fn new(
+        transport: Transport,
+        model: &str,
+        model_dim: fn(&str) -> usize,
+        max_batch: usize,
+    ) -> Self {
         Self {
             transport,
             model: model.to_string(),
             dimensions: None,
-            dim: Arc::new(AtomicUsize::new(table_dim)),
-            batch_size: batch,
+            dim: Arc::new(AtomicUsize::new(model_dim(model))),
+            batch_size: max_batch,
+            max_batch,
+            model_dim,
         }
     }
 
-    /// Switches model; the dimension comes from `table_dim` (0 if unknown)
-    /// unless an output dimension was requested.
-    pub(crate) fn set_model(&mut self, model: String, table_dim: usize) {
+    /// Switches model; the dimension comes from the model table (0 if
+    /// unknown) unless an output dimension was requested.
+    pub(crate) fn set_model(&mut self, model: String) {
+        let dim = self.dimensions.unwrap_or_else(|| (self.model_dim)(&model));
         self.model = model;
-        self.dim = Arc::new(AtomicUsize::new(self.dimensions.unwrap_or(table_dim)));
+        self.dim = Arc::new(AtomicUsize::new(dim));
+    }
+
+    /// Inputs per request, clamped to `1..=max_batch`.
+    pub(crate) fn set_batch_size(&mut self, n: usize) {
+        self.batch_size = n.clamp(1, self.max_batch);
     }
 
     /// Requests `n`-value vectors from the API.
@@ -142,14 +161,33 @@ impl Core {
     }
 }
 
+/// The answer shape OpenAI and Voyage share: `{"data": [{"embedding",
+/// "index"}], ...}`.
+#[cfg(any(feature = "openai", feature = "voyage"))]
+#[derive(serde::Deserialize)]
+struct IndexedResponse {
+    data: Vec<IndexedItem>,
+}
+
+#[cfg(any(feature = "openai", feature = "voyage"))]
+#[derive(serde::Deserialize)]
+struct IndexedItem {
+    embedding: Vec<f32>,
+    index: usize,
+}
+
+/// The vectors of an [`IndexedResponse`] body for `n` inputs, in input order.
+#[cfg(any(feature = "openai", feature = "voyage"))]
+pub(crate) fn parse_indexed(t: &Transport, body: &[u8], n: usize) -> Result<Vec<Vec<f32>>> {
+    let r: IndexedResponse = parse_json(t, body)?;
+    let items = r.data.into_iter().map(|i| (i.index, i.embedding)).collect();
+    by_index(t, items, n)
+}
+
 /// Puts `(index, vector)` pairs in index order, checking that the indices
 /// are exactly `0..n` (OpenAI and Voyage return an `index` per item).
 #[cfg(any(feature = "openai", feature = "voyage"))]
-pub(crate) fn by_index(
-    t: &Transport,
-    items: Vec<(usize, Vec<f32>)>,
-    n: usize,
-) -> Result<Vec<Vec<f32>>> {
+fn by_index(t: &Transport, items: Vec<(usize, Vec<f32>)>, n: usize) -> Result<Vec<Vec<f32>>> {
     check_count(t, items.len(), n)?;
     let mut slots: Vec<Option<Vec<f32>>> = vec![None; n];
     for (index, v) in items {

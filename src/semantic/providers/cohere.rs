@@ -1,16 +1,12 @@
 //! [`CohereProvider`]: the Cohere Embed API (v2).
 
-use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::batch::{Core, check_count, parse_json};
-use super::clock::Clock;
 use super::http::Transport;
-use super::retry::RetryPolicy;
-use crate::semantic::{Embedding, EmbeddingProvider};
+use crate::semantic::Embedding;
 use crate::{Error, Result};
 
 /// The public endpoint; [`CohereProvider::with_base_url`] replaces it.
@@ -104,9 +100,9 @@ struct Embeddings {
 /// name.
 ///
 /// The input type is required by the API: an argument of
-/// [`embed_batch`](Self::embed_batch); [`EmbeddingProvider::embed`] uses
+/// [`embed_batch`](Self::embed_batch); [`EmbeddingProvider::embed`](crate::EmbeddingProvider::embed) uses
 /// the one set by [`with_input_type`](Self::with_input_type)
-/// (`search_document` by default). Requests are retried as [`RetryPolicy`]
+/// (`search_document` by default). Requests are retried as [`RetryPolicy`](super::RetryPolicy)
 /// describes; `Debug` shows the key as `<redacted>`.
 ///
 /// ```no_run
@@ -123,14 +119,22 @@ pub struct CohereProvider {
     input_type: CohereInputType,
 }
 
-impl fmt::Debug for CohereProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CohereProvider")
-            .field("model", &self.core.model)
-            .field("base_url", &self.core.transport.base_url())
-            .field("api_key", &"<redacted>")
-            .finish()
-    }
+shared_provider_api! {
+    CohereProvider;
+    /// Uses `model`. Its default dimension is known for the published embed
+    /// models; for any other name it is learned from the first answer
+    /// ([`dimension`](crate::EmbeddingProvider::dimension) is 0 until then).
+    with_model;
+    /// Asks for `n`-value vectors (the API's `output_dimension`, which
+    /// `embed-v4.0` supports). Errors: `Config` unless
+    /// `1 <= n <= MAX_EMBEDDING_DIM`.
+    with_dimensions;
+    /// Sends requests to `url` instead of `https://api.cohere.com`; the
+    /// path `/v2/embed` is appended. Errors: `Config` unless it is an
+    /// `http(s)` URL.
+    with_base_url;
+    /// Texts per request, clamped to `1..=96`.
+    with_batch_size;
 }
 
 impl CohereProvider {
@@ -140,12 +144,7 @@ impl CohereProvider {
     /// header cannot carry (the message never repeats the key).
     pub fn new(api_key: impl Into<String>) -> Result<Self> {
         let transport = Transport::new("Cohere", COHERE_BASE_URL, api_key.into())?;
-        let core = Core::new(
-            transport,
-            COHERE_DEFAULT_MODEL,
-            model_dim(COHERE_DEFAULT_MODEL),
-            COHERE_MAX_BATCH,
-        );
+        let core = Core::new(transport, COHERE_DEFAULT_MODEL, model_dim, COHERE_MAX_BATCH);
         Ok(Self {
             core,
             input_type: CohereInputType::SearchDocument,
@@ -158,70 +157,10 @@ impl CohereProvider {
         Self::new(super::env_key(&["COHERE_API_KEY", "CO_API_KEY"])?)
     }
 
-    /// Uses `model`. Its default dimension is known for the published embed
-    /// models; for any other name it is learned from the first answer
-    /// ([`dimension`](EmbeddingProvider::dimension) is 0 until then).
-    pub fn with_model(mut self, model: impl Into<String>) -> Self {
-        let model = model.into();
-        let dim = model_dim(&model);
-        self.core.set_model(model, dim);
-        self
-    }
-
-    /// Asks for `n`-value vectors (the API's `output_dimension`, which
-    /// `embed-v4.0` supports). Errors: `Config` unless
-    /// `1 <= n <= MAX_EMBEDDING_DIM`.
-    pub fn with_dimensions(mut self, n: usize) -> Result<Self> {
-        self.core.set_dimensions(n)?;
-        Ok(self)
-    }
-
-    /// The input type [`EmbeddingProvider::embed`] sends.
+    /// The input type [`EmbeddingProvider::embed`](crate::EmbeddingProvider::embed) sends.
     pub fn with_input_type(mut self, input_type: CohereInputType) -> Self {
         self.input_type = input_type;
         self
-    }
-
-    /// Sends requests to `url` instead of `https://api.cohere.com`; the
-    /// path `/v2/embed` is appended. Errors: `Config` unless it is an
-    /// `http(s)` URL.
-    pub fn with_base_url(mut self, url: &str) -> Result<Self> {
-        self.core.transport.set_base_url(url)?;
-        Ok(self)
-    }
-
-    /// Replaces the retry policy. Errors: `Config` from
-    /// [`RetryPolicy::validate`].
-    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Result<Self> {
-        self.core.transport.set_policy(policy)?;
-        Ok(self)
-    }
-
-    /// Replaces the clock the retry loop reads and sleeps on (tests).
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.core.transport.set_clock(clock);
-        self
-    }
-
-    /// Texts per request, clamped to `1..=96`.
-    pub fn with_batch_size(mut self, n: usize) -> Self {
-        self.core.batch_size = n.clamp(1, COHERE_MAX_BATCH);
-        self
-    }
-
-    /// The model name.
-    pub fn model(&self) -> &str {
-        &self.core.model
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        self.core.transport.base_url()
-    }
-
-    /// The retry policy in force.
-    pub fn retry_policy(&self) -> &RetryPolicy {
-        self.core.transport.policy()
     }
 
     /// Embeds one text with the provider's input type
@@ -283,21 +222,5 @@ impl CohereProvider {
                 Ok(r.embeddings.float)
             },
         )
-    }
-}
-
-impl EmbeddingProvider for CohereProvider {
-    type Input = str;
-
-    fn embed(&self, input: &str) -> Result<Embedding> {
-        CohereProvider::embed(self, input)
-    }
-
-    fn model_id(&self) -> &str {
-        &self.core.model
-    }
-
-    fn dimension(&self) -> usize {
-        self.core.dimension()
     }
 }

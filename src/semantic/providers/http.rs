@@ -11,12 +11,9 @@ use super::retry::{
     Decision, Failure, GiveUp, RetryPolicy, parse_retry_after, parse_retry_after_ms,
 };
 #[cfg(test)]
-use crate::semantic::net::MESSAGE_CAP;
-use crate::semantic::net::{agent_config, error_message, is_loopback};
+use crate::semantic::net::{MESSAGE_CAP, error_message};
+use crate::semantic::net::{agent_config, answer_message, is_loopback};
 use crate::{Error, Result};
-
-/// Bytes of an error answer read to find its message.
-const ERROR_BODY_CAP: u64 = 64 * 1024;
 
 /// The connection, credentials and retry policy of one provider.
 #[derive(Clone)]
@@ -179,13 +176,7 @@ impl Transport {
             .or_else(|| {
                 header("retry-after").and_then(|v| parse_retry_after(v, SystemTime::now()))
             });
-        let text = resp
-            .body_mut()
-            .with_config()
-            .limit(ERROR_BODY_CAP)
-            .read_to_vec()
-            .unwrap_or_default();
-        let message = self.redact(&error_message(&text, resp.status().canonical_reason()));
+        let message = self.redact(&answer_message(&mut resp));
         Err(AttemptError {
             failure: Failure::Status {
                 code: status,

@@ -29,6 +29,8 @@
 //! txtfp 0.3.2 documented these providers but had dropped them; the names,
 //! constructors and call shapes follow its documentation.
 
+#[macro_use]
+mod api;
 mod batch;
 mod clock;
 mod http;

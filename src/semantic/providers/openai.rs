@@ -1,15 +1,10 @@
 //! [`OpenAiProvider`]: the OpenAI Embeddings API.
 
-use std::fmt;
-use std::sync::Arc;
+use serde::Serialize;
 
-use serde::{Deserialize, Serialize};
-
-use super::batch::{Core, by_index, parse_json};
-use super::clock::Clock;
+use super::batch::{Core, parse_indexed};
 use super::http::Transport;
-use super::retry::RetryPolicy;
-use crate::semantic::{Embedding, EmbeddingProvider};
+use crate::semantic::Embedding;
 use crate::{Error, Result};
 
 /// The public endpoint; [`OpenAiProvider::with_base_url`] replaces it.
@@ -36,17 +31,6 @@ struct Request<'a> {
     dimensions: Option<usize>,
 }
 
-#[derive(Deserialize)]
-struct Response {
-    data: Vec<Item>,
-}
-
-#[derive(Deserialize)]
-struct Item {
-    embedding: Vec<f32>,
-    index: usize,
-}
-
 /// Embeddings from the OpenAI Embeddings API (feature `openai`).
 ///
 /// `POST {base}/v1/embeddings` with `{"model", "input": [texts],
@@ -57,7 +41,7 @@ struct Item {
 /// texts go out as several requests. Every vector is checked (finite,
 /// non-empty, the model's length) and tagged with the model name.
 ///
-/// Requests are retried as [`RetryPolicy`] describes; `Debug` shows the key
+/// Requests are retried as [`RetryPolicy`](super::RetryPolicy) describes; `Debug` shows the key
 /// as `<redacted>`.
 ///
 /// ```no_run
@@ -76,14 +60,22 @@ pub struct OpenAiProvider {
     core: Core,
 }
 
-impl fmt::Debug for OpenAiProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiProvider")
-            .field("model", &self.core.model)
-            .field("base_url", &self.core.transport.base_url())
-            .field("api_key", &"<redacted>")
-            .finish()
-    }
+shared_provider_api! {
+    OpenAiProvider;
+    /// Uses `model`. Its dimension is known for the three OpenAI models;
+    /// for any other name it is learned from the first answer
+    /// ([`dimension`](crate::EmbeddingProvider::dimension) is 0 until then).
+    with_model;
+    /// Asks for `n`-value vectors (the API's `dimensions`; the
+    /// `text-embedding-3-*` models support it). Errors: `Config` unless
+    /// `1 <= n <= MAX_EMBEDDING_DIM`.
+    with_dimensions;
+    /// Sends requests to `url` instead of `https://api.openai.com` (a proxy,
+    /// a compatible server, a test server); the path `/v1/embeddings` is
+    /// appended. Errors: `Config` unless it is an `http(s)` URL.
+    with_base_url;
+    /// Inputs per request, clamped to `1..=2048`.
+    with_batch_size;
 }
 
 impl OpenAiProvider {
@@ -93,78 +85,13 @@ impl OpenAiProvider {
     /// header cannot carry (the message never repeats the key).
     pub fn new(api_key: impl Into<String>) -> Result<Self> {
         let transport = Transport::new("OpenAI", OPENAI_BASE_URL, api_key.into())?;
-        let core = Core::new(
-            transport,
-            OPENAI_DEFAULT_MODEL,
-            model_dim(OPENAI_DEFAULT_MODEL),
-            OPENAI_MAX_BATCH,
-        );
+        let core = Core::new(transport, OPENAI_DEFAULT_MODEL, model_dim, OPENAI_MAX_BATCH);
         Ok(Self { core })
     }
 
     /// [`new`](Self::new) with the key from `OPENAI_API_KEY`.
     pub fn from_env() -> Result<Self> {
         Self::new(super::env_key(&["OPENAI_API_KEY"])?)
-    }
-
-    /// Uses `model`. Its dimension is known for the three OpenAI models;
-    /// for any other name it is learned from the first answer
-    /// ([`dimension`](EmbeddingProvider::dimension) is 0 until then).
-    pub fn with_model(mut self, model: impl Into<String>) -> Self {
-        let model = model.into();
-        let dim = model_dim(&model);
-        self.core.set_model(model, dim);
-        self
-    }
-
-    /// Asks for `n`-value vectors (the API's `dimensions`; the
-    /// `text-embedding-3-*` models support it). Errors: `Config` unless
-    /// `1 <= n <= MAX_EMBEDDING_DIM`.
-    pub fn with_dimensions(mut self, n: usize) -> Result<Self> {
-        self.core.set_dimensions(n)?;
-        Ok(self)
-    }
-
-    /// Sends requests to `url` instead of `https://api.openai.com` (a proxy,
-    /// a compatible server, a test server); the path `/v1/embeddings` is
-    /// appended. Errors: `Config` unless it is an `http(s)` URL.
-    pub fn with_base_url(mut self, url: &str) -> Result<Self> {
-        self.core.transport.set_base_url(url)?;
-        Ok(self)
-    }
-
-    /// Replaces the retry policy. Errors: `Config` from
-    /// [`RetryPolicy::validate`].
-    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Result<Self> {
-        self.core.transport.set_policy(policy)?;
-        Ok(self)
-    }
-
-    /// Replaces the clock the retry loop reads and sleeps on (tests).
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.core.transport.set_clock(clock);
-        self
-    }
-
-    /// Inputs per request, clamped to `1..=2048`.
-    pub fn with_batch_size(mut self, n: usize) -> Self {
-        self.core.batch_size = n.clamp(1, OPENAI_MAX_BATCH);
-        self
-    }
-
-    /// The model name.
-    pub fn model(&self) -> &str {
-        &self.core.model
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        self.core.transport.base_url()
-    }
-
-    /// The retry policy in force.
-    pub fn retry_policy(&self) -> &RetryPolicy {
-        self.core.transport.policy()
     }
 
     /// Embeds one text.
@@ -191,27 +118,7 @@ impl OpenAiProvider {
                     dimensions: core.dimensions,
                 })
             },
-            |t, body, n| {
-                let r: Response = parse_json(t, body)?;
-                let items = r.data.into_iter().map(|i| (i.index, i.embedding)).collect();
-                by_index(t, items, n)
-            },
+            parse_indexed,
         )
-    }
-}
-
-impl EmbeddingProvider for OpenAiProvider {
-    type Input = str;
-
-    fn embed(&self, input: &str) -> Result<Embedding> {
-        OpenAiProvider::embed(self, input)
-    }
-
-    fn model_id(&self) -> &str {
-        &self.core.model
-    }
-
-    fn dimension(&self) -> usize {
-        self.core.dimension()
     }
 }

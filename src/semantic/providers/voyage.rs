@@ -1,16 +1,12 @@
 //! [`VoyageProvider`]: the Voyage AI Embeddings API.
 
-use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::batch::{Core, by_index, parse_json};
-use super::clock::Clock;
+use super::batch::{Core, parse_indexed};
 use super::http::Transport;
-use super::retry::RetryPolicy;
-use crate::semantic::{Embedding, EmbeddingProvider};
+use crate::semantic::Embedding;
 use crate::{Error, Result};
 
 /// The public endpoint; [`VoyageProvider::with_base_url`] replaces it.
@@ -84,17 +80,6 @@ struct Request<'a> {
     output_dimension: Option<usize>,
 }
 
-#[derive(Deserialize)]
-struct Response {
-    data: Vec<Item>,
-}
-
-#[derive(Deserialize)]
-struct Item {
-    embedding: Vec<f32>,
-    index: usize,
-}
-
 /// Embeddings from the Voyage AI Embeddings API (feature `voyage`).
 ///
 /// `POST {base}/v1/embeddings` with `{"input": [texts], "model",
@@ -106,9 +91,9 @@ struct Item {
 /// texts). Every vector is checked and tagged with the model name.
 ///
 /// The input type (`"query"` / `"document"`, or none) is an argument of
-/// [`embed_batch`](Self::embed_batch); [`EmbeddingProvider::embed`] uses the
+/// [`embed_batch`](Self::embed_batch); [`EmbeddingProvider::embed`](crate::EmbeddingProvider::embed) uses the
 /// one set by [`with_input_type`](Self::with_input_type) (none by default).
-/// Requests are retried as [`RetryPolicy`] describes; `Debug` shows the key
+/// Requests are retried as [`RetryPolicy`](super::RetryPolicy) describes; `Debug` shows the key
 /// as `<redacted>`.
 ///
 /// ```no_run
@@ -127,14 +112,22 @@ pub struct VoyageProvider {
     input_type: Option<VoyageInputType>,
 }
 
-impl fmt::Debug for VoyageProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("VoyageProvider")
-            .field("model", &self.core.model)
-            .field("base_url", &self.core.transport.base_url())
-            .field("api_key", &"<redacted>")
-            .finish()
-    }
+shared_provider_api! {
+    VoyageProvider;
+    /// Uses `model`. Its default dimension is known for the published Voyage
+    /// models; for any other name it is learned from the first answer
+    /// ([`dimension`](crate::EmbeddingProvider::dimension) is 0 until then).
+    with_model;
+    /// Asks for `n`-value vectors (the API's `output_dimension`, which
+    /// `voyage-3-large`, `voyage-3.5` and `voyage-code-3` support). Errors:
+    /// `Config` unless `1 <= n <= MAX_EMBEDDING_DIM`.
+    with_dimensions;
+    /// Sends requests to `url` instead of `https://api.voyageai.com`; the
+    /// path `/v1/embeddings` is appended. Errors: `Config` unless it is an
+    /// `http(s)` URL.
+    with_base_url;
+    /// Inputs per request, clamped to `1..=1000`.
+    with_batch_size;
 }
 
 impl VoyageProvider {
@@ -144,12 +137,7 @@ impl VoyageProvider {
     /// header cannot carry (the message never repeats the key).
     pub fn new(api_key: impl Into<String>) -> Result<Self> {
         let transport = Transport::new("Voyage", VOYAGE_BASE_URL, api_key.into())?;
-        let core = Core::new(
-            transport,
-            VOYAGE_DEFAULT_MODEL,
-            model_dim(VOYAGE_DEFAULT_MODEL),
-            VOYAGE_MAX_BATCH,
-        );
+        let core = Core::new(transport, VOYAGE_DEFAULT_MODEL, model_dim, VOYAGE_MAX_BATCH);
         Ok(Self {
             core,
             input_type: None,
@@ -161,70 +149,10 @@ impl VoyageProvider {
         Self::new(super::env_key(&["VOYAGE_API_KEY"])?)
     }
 
-    /// Uses `model`. Its default dimension is known for the published Voyage
-    /// models; for any other name it is learned from the first answer
-    /// ([`dimension`](EmbeddingProvider::dimension) is 0 until then).
-    pub fn with_model(mut self, model: impl Into<String>) -> Self {
-        let model = model.into();
-        let dim = model_dim(&model);
-        self.core.set_model(model, dim);
-        self
-    }
-
-    /// Asks for `n`-value vectors (the API's `output_dimension`, which
-    /// `voyage-3-large`, `voyage-3.5` and `voyage-code-3` support). Errors:
-    /// `Config` unless `1 <= n <= MAX_EMBEDDING_DIM`.
-    pub fn with_dimensions(mut self, n: usize) -> Result<Self> {
-        self.core.set_dimensions(n)?;
-        Ok(self)
-    }
-
-    /// The input type [`EmbeddingProvider::embed`] sends.
+    /// The input type [`EmbeddingProvider::embed`](crate::EmbeddingProvider::embed) sends.
     pub fn with_input_type(mut self, input_type: VoyageInputType) -> Self {
         self.input_type = Some(input_type);
         self
-    }
-
-    /// Sends requests to `url` instead of `https://api.voyageai.com`; the
-    /// path `/v1/embeddings` is appended. Errors: `Config` unless it is an
-    /// `http(s)` URL.
-    pub fn with_base_url(mut self, url: &str) -> Result<Self> {
-        self.core.transport.set_base_url(url)?;
-        Ok(self)
-    }
-
-    /// Replaces the retry policy. Errors: `Config` from
-    /// [`RetryPolicy::validate`].
-    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Result<Self> {
-        self.core.transport.set_policy(policy)?;
-        Ok(self)
-    }
-
-    /// Replaces the clock the retry loop reads and sleeps on (tests).
-    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.core.transport.set_clock(clock);
-        self
-    }
-
-    /// Inputs per request, clamped to `1..=1000`.
-    pub fn with_batch_size(mut self, n: usize) -> Self {
-        self.core.batch_size = n.clamp(1, VOYAGE_MAX_BATCH);
-        self
-    }
-
-    /// The model name.
-    pub fn model(&self) -> &str {
-        &self.core.model
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        self.core.transport.base_url()
-    }
-
-    /// The retry policy in force.
-    pub fn retry_policy(&self) -> &RetryPolicy {
-        self.core.transport.policy()
     }
 
     /// Embeds one text with the provider's input type
@@ -280,27 +208,7 @@ impl VoyageProvider {
                     output_dimension: core.dimensions,
                 })
             },
-            |t, body, n| {
-                let r: Response = parse_json(t, body)?;
-                let items = r.data.into_iter().map(|i| (i.index, i.embedding)).collect();
-                by_index(t, items, n)
-            },
+            parse_indexed,
         )
-    }
-}
-
-impl EmbeddingProvider for VoyageProvider {
-    type Input = str;
-
-    fn embed(&self, input: &str) -> Result<Embedding> {
-        VoyageProvider::embed(self, input)
-    }
-
-    fn model_id(&self) -> &str {
-        &self.core.model
-    }
-
-    fn dimension(&self) -> usize {
-        self.core.dimension()
     }
 }

@@ -22,8 +22,8 @@ use redb::{
 };
 
 use super::{
-    Buckets, CandidateDoc, Lookup, Reads, Snapshot, StoreBackend, WriteOp, WriteSet,
-    encode_chunk_owner, encode_simhash_member, parse_doc, parse_fps, read_snapshot, to_json,
+    Bucket, Buckets, CandidateDoc, Lookup, Reads, Snapshot, StoreBackend, Write, WriteSet,
+    encode_chunk_owner, parse_candidate, read_snapshot, to_json,
 };
 use crate::{Error, Result};
 
@@ -165,59 +165,40 @@ struct Tables<'t> {
 impl Tables<'_> {
     fn apply(&mut self, ws: WriteSet) -> Result<()> {
         for op in ws.ops {
-            match op {
-                WriteOp::PutDoc(d) => {
+            match Write::from(op) {
+                Write::PutDoc(d) => {
                     let json = to_json(&d)?;
                     self.docs
                         .insert(d.doc_id.as_str(), json.as_str())
                         .map_err(db_err)?;
                 }
-                WriteOp::PutFingerprints(id, recs) => {
+                Write::PutFingerprints(id, recs) => {
                     let json = to_json(&recs)?;
                     self.fps
                         .insert(id.as_str(), json.as_str())
                         .map_err(db_err)?;
                 }
-                WriteOp::SimHashAdd {
-                    table,
-                    key,
-                    value,
-                    doc_id,
-                } => {
-                    let m = encode_simhash_member(value, &doc_id);
-                    self.simhash
-                        .insert(wide(table.into(), key), m.as_str())
-                        .map_err(db_err)?;
+                Write::Bucket(edit) => {
+                    let (table, hi) = match edit.bucket {
+                        Bucket::SimHash(t) => (&mut self.simhash, t.into()),
+                        Bucket::Band(b) => (&mut self.bands, b.into()),
+                    };
+                    let key = wide(hi, edit.key);
+                    let member = edit.member.as_str();
+                    if edit.add {
+                        table.insert(key, member).map_err(db_err)?;
+                    } else {
+                        table.remove(key, member).map_err(db_err)?;
+                    }
                 }
-                WriteOp::SimHashRemove {
-                    table,
-                    key,
-                    value,
-                    doc_id,
-                } => {
-                    let m = encode_simhash_member(value, &doc_id);
-                    self.simhash
-                        .remove(wide(table.into(), key), m.as_str())
-                        .map_err(db_err)?;
-                }
-                WriteOp::BandAdd { band, key, doc_id } => {
-                    self.bands
-                        .insert(wide(band.into(), key), doc_id.as_str())
-                        .map_err(db_err)?;
-                }
-                WriteOp::BandRemove { band, key, doc_id } => {
-                    self.bands
-                        .remove(wide(band.into(), key), doc_id.as_str())
-                        .map_err(db_err)?;
-                }
-                WriteOp::ChunkSet(h, owner) => {
+                Write::ChunkSet(h, owner) => {
                     let m = encode_chunk_owner(&owner);
                     self.chunks.insert(&h[..], m.as_str()).map_err(db_err)?;
                 }
-                WriteOp::ChunkRemove(h) => {
+                Write::ChunkRemove(h) => {
                     self.chunks.remove(&h[..]).map_err(db_err)?;
                 }
-                WriteOp::Count(name, delta) => {
+                Write::Count(name, delta) => {
                     let now = self
                         .counters
                         .get(name.as_str())
@@ -326,14 +307,8 @@ impl StoreBackend for EmbeddedBackend {
             return Ok(None);
         };
         let fps = tx.open_table(FPS).map_err(db_err)?;
-        let fingerprints = match get_str(&fps, doc_id)? {
-            Some(j) => parse_fps(&j)?,
-            None => Vec::new(),
-        };
-        Ok(Some(CandidateDoc {
-            entry: parse_doc(&entry)?,
-            fingerprints,
-        }))
+        let fps = get_str(&fps, doc_id)?;
+        parse_candidate(&entry, fps.as_deref()).map(Some)
     }
 
     fn counters(&self) -> Result<BTreeMap<String, i64>> {

@@ -112,6 +112,79 @@ pub enum WriteOp {
     Count(String, i64),
 }
 
+/// Which bucket set a [`BucketEdit`] changes.
+#[derive(Clone, Copy)]
+pub(crate) enum Bucket {
+    /// SimHash table `table`, under its masked bits.
+    SimHash(u8),
+    /// MinHash band `band`, under its band key.
+    Band(u16),
+}
+
+/// A [`WriteOp`] as a backend applies it. Both backends store SimHash
+/// tables and MinHash bands alike (sets of strings under a bucket and a
+/// key), so the four ops that add and remove members become one
+/// [`Write::Bucket`].
+pub(crate) enum Write {
+    PutDoc(Box<StoredDocument>),
+    PutFingerprints(String, Vec<FingerprintRecord>),
+    Bucket(BucketEdit),
+    ChunkSet([u8; 32], ChunkOwner),
+    ChunkRemove([u8; 32]),
+    Count(String, i64),
+}
+
+/// Add (`add`) or remove `member` (encoded for SimHash, the doc id for
+/// bands) in `bucket` under `key`.
+pub(crate) struct BucketEdit {
+    pub bucket: Bucket,
+    pub key: u64,
+    pub member: String,
+    pub add: bool,
+}
+
+impl From<WriteOp> for Write {
+    fn from(op: WriteOp) -> Self {
+        let (bucket, key, member, add) = match op {
+            WriteOp::PutDoc(d) => return Self::PutDoc(d),
+            WriteOp::PutFingerprints(id, recs) => return Self::PutFingerprints(id, recs),
+            WriteOp::ChunkSet(h, owner) => return Self::ChunkSet(h, owner),
+            WriteOp::ChunkRemove(h) => return Self::ChunkRemove(h),
+            WriteOp::Count(name, delta) => return Self::Count(name, delta),
+            WriteOp::SimHashAdd {
+                table,
+                key,
+                value,
+                doc_id,
+            } => (
+                Bucket::SimHash(table),
+                key,
+                encode_simhash_member(value, &doc_id),
+                true,
+            ),
+            WriteOp::SimHashRemove {
+                table,
+                key,
+                value,
+                doc_id,
+            } => (
+                Bucket::SimHash(table),
+                key,
+                encode_simhash_member(value, &doc_id),
+                false,
+            ),
+            WriteOp::BandAdd { band, key, doc_id } => (Bucket::Band(band), key, doc_id, true),
+            WriteOp::BandRemove { band, key, doc_id } => (Bucket::Band(band), key, doc_id, false),
+        };
+        Self::Bucket(BucketEdit {
+            bucket,
+            key,
+            member,
+            add,
+        })
+    }
+}
+
 /// The engine's answer: changes to apply together, or none.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WriteSet {
@@ -264,20 +337,21 @@ pub(crate) fn read_snapshot(r: &mut dyn Reads, lookup: &Lookup, limit: usize) ->
     let records = r.fps(&wanted)?;
     for ((id, entry), recs) in wanted.into_iter().zip(entries).zip(records) {
         let Some(entry) = entry else { continue };
-        let fingerprints = match recs {
-            Some(j) => parse_fps(&j)?,
-            None => Vec::new(),
-        };
-        let entry = parse_doc(&entry)?;
-        s.docs.insert(
-            id,
-            CandidateDoc {
-                entry,
-                fingerprints,
-            },
-        );
+        s.docs.insert(id, parse_candidate(&entry, recs.as_deref())?);
     }
     Ok(s)
+}
+
+/// A stored entry and its records (none stored: no records) as read back.
+pub(crate) fn parse_candidate(entry: &str, fps: Option<&str>) -> Result<CandidateDoc> {
+    let fingerprints = match fps {
+        Some(j) => parse_fps(j)?,
+        None => Vec::new(),
+    };
+    Ok(CandidateDoc {
+        entry: parse_doc(entry)?,
+        fingerprints,
+    })
 }
 
 pub(crate) fn parse_doc(json: &str) -> Result<StoredDocument> {

@@ -29,8 +29,8 @@ use std::time::Duration;
 use redis::{Connection, Pipeline, Value};
 
 use super::{
-    Buckets, CandidateDoc, Lookup, Reads, Snapshot, StoreBackend, WriteOp, WriteSet,
-    encode_chunk_owner, encode_simhash_member, parse_doc, parse_fps, read_snapshot, to_json,
+    Bucket, Buckets, CandidateDoc, Lookup, Reads, Snapshot, StoreBackend, Write, WriteSet,
+    encode_chunk_owner, parse_doc, parse_fps, read_snapshot, to_json,
 };
 use crate::store::fingerprints::hex;
 use crate::{Error, Result};
@@ -174,54 +174,36 @@ impl RedisBackend {
     fn queue_writes(&self, p: &mut Pipeline, ws: WriteSet) -> Result<()> {
         let k = &self.keys;
         for op in ws.ops {
-            match op {
-                WriteOp::PutDoc(d) => {
+            match Write::from(op) {
+                Write::PutDoc(d) => {
                     p.cmd("SET")
                         .arg(k.doc(&d.doc_id))
                         .arg(to_json(&d)?)
                         .ignore();
                 }
-                WriteOp::PutFingerprints(id, recs) => {
+                Write::PutFingerprints(id, recs) => {
                     p.cmd("SET").arg(k.fp(&id)).arg(to_json(&recs)?).ignore();
                 }
-                WriteOp::SimHashAdd {
-                    table,
-                    key,
-                    value,
-                    doc_id,
-                } => {
-                    p.cmd("SADD")
-                        .arg(k.simhash(table, key))
-                        .arg(encode_simhash_member(value, &doc_id))
+                Write::Bucket(edit) => {
+                    let set = match edit.bucket {
+                        Bucket::SimHash(t) => k.simhash(t, edit.key),
+                        Bucket::Band(b) => k.band(b, edit.key),
+                    };
+                    p.cmd(if edit.add { "SADD" } else { "SREM" })
+                        .arg(set)
+                        .arg(edit.member)
                         .ignore();
                 }
-                WriteOp::SimHashRemove {
-                    table,
-                    key,
-                    value,
-                    doc_id,
-                } => {
-                    p.cmd("SREM")
-                        .arg(k.simhash(table, key))
-                        .arg(encode_simhash_member(value, &doc_id))
-                        .ignore();
-                }
-                WriteOp::BandAdd { band, key, doc_id } => {
-                    p.cmd("SADD").arg(k.band(band, key)).arg(doc_id).ignore();
-                }
-                WriteOp::BandRemove { band, key, doc_id } => {
-                    p.cmd("SREM").arg(k.band(band, key)).arg(doc_id).ignore();
-                }
-                WriteOp::ChunkSet(h, owner) => {
+                Write::ChunkSet(h, owner) => {
                     p.cmd("SET")
                         .arg(k.chunk(&h))
                         .arg(encode_chunk_owner(&owner))
                         .ignore();
                 }
-                WriteOp::ChunkRemove(h) => {
+                Write::ChunkRemove(h) => {
                     p.cmd("DEL").arg(k.chunk(&h)).ignore();
                 }
-                WriteOp::Count(name, delta) => {
+                Write::Count(name, delta) => {
                     p.cmd("HINCRBY")
                         .arg(k.counters())
                         .arg(name)

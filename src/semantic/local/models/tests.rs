@@ -31,10 +31,9 @@ fn table_entries() {
     );
     assert_eq!(lookup("BAAI/bge-m3").unwrap().query_prefix, "");
     assert!(lookup("acme/unknown").is_none());
-    for (id, _) in TABLE {
+    for (id, _) in known_ids() {
         assert_eq!(
-            TABLE
-                .iter()
+            known_ids()
                 .filter(|(o, _)| o.eq_ignore_ascii_case(id))
                 .count(),
             1,

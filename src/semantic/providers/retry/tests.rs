@@ -17,6 +17,14 @@ fn limited(code: u16, secs: u64) -> Failure {
     }
 }
 
+/// Each `(attempt, elapsed, failure, want)` row: `p.decide` (no jitter
+/// draw) gives `want`.
+fn check_decisions(p: &RetryPolicy, rows: &[(u32, Duration, Failure, Decision)]) {
+    for (i, &(attempt, elapsed, failure, want)) in rows.iter().enumerate() {
+        assert_eq!(p.decide(attempt, elapsed, failure, 0.0), want, "row {i}");
+    }
+}
+
 #[test]
 fn defaults_are_the_documented_policy() {
     let p = RetryPolicy::default();
@@ -81,55 +89,45 @@ fn permanent_statuses_fail_at_once() {
             "{code}"
         );
     }
-    // Even with a Retry-After: a 401 does not get better by waiting.
-    assert_eq!(
-        p.decide(1, MS(1), limited(401, 1), 0.0),
-        Decision::GiveUp(GiveUp::Permanent)
-    );
-    assert_eq!(
-        p.decide(1, MS(1), Failure::Permanent, 0.0),
-        Decision::GiveUp(GiveUp::Permanent)
+    let permanent = Decision::GiveUp(GiveUp::Permanent);
+    check_decisions(
+        &p,
+        &[
+            // Even with a Retry-After: a 401 does not get better by waiting.
+            (1, MS(1), limited(401, 1), permanent),
+            (1, MS(1), Failure::Permanent, permanent),
+        ],
     );
 }
 
 #[test]
 fn retry_after_is_honoured_up_to_60s_and_never_shortens_the_backoff() {
     let p = RetryPolicy::default().with_jitter(0.0);
-    assert_eq!(
-        p.decide(1, MS(1), limited(429, 5), 0.0),
-        Decision::Retry(S(5))
-    );
-    assert_eq!(
-        p.decide(1, MS(1), limited(429, 120), 0.0),
-        Decision::Retry(S(60))
-    );
-    assert_eq!(
-        p.decide(1, MS(1), limited(503, 45), 0.0),
-        Decision::Retry(S(45))
-    );
-    // Retry-After: 0 on the fifth attempt: the 8 s backoff wins.
-    assert_eq!(
-        p.decide(5, S(2), limited(429, 0), 0.0),
-        Decision::Retry(S(8))
+    check_decisions(
+        &p,
+        &[
+            (1, MS(1), limited(429, 5), Decision::Retry(S(5))),
+            (1, MS(1), limited(429, 120), Decision::Retry(S(60))),
+            (1, MS(1), limited(503, 45), Decision::Retry(S(45))),
+            // Retry-After: 0 on the fifth attempt: the 8 s backoff wins.
+            (5, S(2), limited(429, 0), Decision::Retry(S(8))),
+        ],
     );
 }
 
 #[test]
 fn the_total_budget_stops_waits_that_would_end_past_90s() {
     let p = RetryPolicy::default().with_jitter(0.0);
-    // 60 s asked at 29 s: ends at 89 s, inside the budget.
-    assert_eq!(
-        p.decide(2, S(29), limited(429, 60), 0.0),
-        Decision::Retry(S(60))
-    );
-    // The same at 30 s would end exactly at 90 s: give up now.
-    assert_eq!(
-        p.decide(2, S(30), limited(429, 60), 0.0),
-        Decision::GiveUp(GiveUp::Budget)
-    );
-    assert_eq!(
-        p.decide(1, S(95), Failure::Network, 0.0),
-        Decision::GiveUp(GiveUp::Budget)
+    let budget = Decision::GiveUp(GiveUp::Budget);
+    check_decisions(
+        &p,
+        &[
+            // 60 s asked at 29 s: ends at 89 s, inside the budget.
+            (2, S(29), limited(429, 60), Decision::Retry(S(60))),
+            // The same at 30 s would end exactly at 90 s: give up now.
+            (2, S(30), limited(429, 60), budget),
+            (1, S(95), Failure::Network, budget),
+        ],
     );
 }
 
