@@ -7,12 +7,12 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use super::index::{SimHashIndex, full_error};
-use super::table_key;
+use super::index::{SimHashIndex, full_error, key_at};
+use super::width::SimHashWidth;
 use crate::lsh::batch::MIN_ROUND;
-use crate::{Error, Result, SimHash64};
+use crate::{Error, Result};
 
-impl SimHashIndex {
+impl<F: SimHashWidth> SimHashIndex<F> {
     /// Inserts every `(id, fingerprint)` of `items`: the same index as
     /// calling [`insert`](Self::insert) on each in order, built several times
     /// faster.
@@ -32,10 +32,10 @@ impl SimHashIndex {
     #[track_caller]
     pub fn extend<I>(&mut self, items: I)
     where
-        I: IntoIterator<Item = (u64, SimHash64)>,
+        I: IntoIterator<Item = (u64, F)>,
     {
         if let Err(e) = self.apply_batch(items, false) {
-            panic!("SimHashIndex::extend: {e}");
+            panic!("{}::extend: {e}", F::INDEX_NAME);
         }
     }
 
@@ -63,11 +63,13 @@ impl SimHashIndex {
     /// ```
     pub fn try_extend<I>(&mut self, items: I) -> Result<()>
     where
-        I: IntoIterator<Item = (u64, SimHash64)>,
+        I: IntoIterator<Item = (u64, F)>,
     {
-        let items: Vec<(u64, SimHash64)> = items.into_iter().collect();
-        self.core
-            .check_fresh(items.iter().map(|e| e.0), "SimHashIndex::try_extend")?;
+        let items: Vec<(u64, F)> = items.into_iter().collect();
+        self.core.check_fresh(
+            items.iter().map(|e| e.0),
+            &format!("{}::try_extend", F::INDEX_NAME),
+        )?;
         self.apply_batch(items, false)
     }
 
@@ -81,10 +83,10 @@ impl SimHashIndex {
     #[track_caller]
     pub fn extend_par<I>(&mut self, items: I)
     where
-        I: IntoIterator<Item = (u64, SimHash64)>,
+        I: IntoIterator<Item = (u64, F)>,
     {
         if let Err(e) = self.apply_batch(items, true) {
-            panic!("SimHashIndex::extend_par: {e}");
+            panic!("{}::extend_par: {e}", F::INDEX_NAME);
         }
     }
 
@@ -97,11 +99,13 @@ impl SimHashIndex {
     #[cfg(feature = "parallel")]
     pub fn try_extend_par<I>(&mut self, items: I) -> Result<()>
     where
-        I: IntoIterator<Item = (u64, SimHash64)>,
+        I: IntoIterator<Item = (u64, F)>,
     {
-        let items: Vec<(u64, SimHash64)> = items.into_iter().collect();
-        self.core
-            .check_fresh(items.iter().map(|e| e.0), "SimHashIndex::try_extend_par")?;
+        let items: Vec<(u64, F)> = items.into_iter().collect();
+        self.core.check_fresh(
+            items.iter().map(|e| e.0),
+            &format!("{}::try_extend_par", F::INDEX_NAME),
+        )?;
         self.apply_batch(items, true)
     }
 
@@ -126,20 +130,23 @@ impl SimHashIndex {
     /// assert!(a.merge(&b).is_err()); // id 2 is already in `a`
     /// # Ok::<(), txtfp::Error>(())
     /// ```
-    pub fn merge(&mut self, other: &SimHashIndex) -> Result<()> {
-        if other.layout != self.layout {
+    pub fn merge(&mut self, other: &SimHashIndex<F>) -> Result<()> {
+        if other.layout != self.layout || other.k != self.k {
             return Err(Error::Config(format!(
-                "SimHashIndex::merge: cannot merge an index of {} tables for max distance {} \
+                "{}::merge: cannot merge an index of {} tables for max distance {} \
                  into one of {} tables for max distance {} (layouts differ)",
+                F::INDEX_NAME,
                 other.layout.tables(),
                 other.max_distance(),
                 self.layout.tables(),
                 self.max_distance()
             )));
         }
-        let items: Vec<(u64, SimHash64)> = other.iter().collect();
-        self.core
-            .check_fresh(items.iter().map(|e| e.0), "SimHashIndex::merge")?;
+        let items: Vec<(u64, F)> = other.iter().collect();
+        self.core.check_fresh(
+            items.iter().map(|e| e.0),
+            &format!("{}::merge", F::INDEX_NAME),
+        )?;
         self.apply_batch(items, cfg!(feature = "parallel"))
     }
 
@@ -149,7 +156,7 @@ impl SimHashIndex {
     /// so far and then reports the error.
     fn apply_batch<I>(&mut self, items: I, par: bool) -> Result<()>
     where
-        I: IntoIterator<Item = (u64, SimHash64)>,
+        I: IntoIterator<Item = (u64, F)>,
     {
         let mut items = items.into_iter().peekable();
         let mut outcome = Ok(());
@@ -159,15 +166,15 @@ impl SimHashIndex {
             pending.clear();
             for (id, h) in items.by_ref().take(round) {
                 if let Some(slot) = self.core.slot(id) {
-                    if self.fps[slot as usize] == h.0 {
+                    if self.fp(slot) == h {
                         continue;
                     }
                     self.core.kill(id);
                 }
-                match self.place(id, h.0) {
+                match self.place(id, h) {
                     Some(slot) => pending.push(slot),
                     None => {
-                        outcome = Err(full_error(1));
+                        outcome = Err(full_error::<F>(1));
                         break;
                     }
                 }
@@ -183,7 +190,7 @@ impl SimHashIndex {
     fn file(&mut self, slots: &[u32], par: bool) {
         let (masks, fps) = (self.layout.masks(), &self.fps);
         self.core.link_computed(slots, par, |i, t| {
-            table_key(fps[slots[i] as usize], masks[t])
+            key_at(masks, |lane| fps[slots[i] as usize * F::LANES + lane], t)
         });
     }
 }

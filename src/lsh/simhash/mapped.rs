@@ -61,11 +61,11 @@ impl MappedSimHashIndex {
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Self> {
         let (file, (layout, ids, fps, runs)) =
             MapFile::open(path.as_ref(), Kind::SimHash, |m, view| {
-                let parts = Parts::read(view)?;
+                let parts = Parts::read(view, 1)?;
                 Ok((
                     parts.layout,
                     m.range_of(parts.ids),
-                    m.range_of(parts.fps),
+                    m.range_of(parts.fps[0]),
                     m.runs_at(&parts.runs),
                 ))
             })?;

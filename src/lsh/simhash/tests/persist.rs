@@ -65,7 +65,7 @@ fn bytes_round_trip_answers_the_same() {
     ];
     for (seed, layout) in [1u64, 2, 3, 99, 5].into_iter().zip(layouts) {
         let idx = messy_index(seed, layout.clone());
-        let back = SimHashIndex::from_bytes(&idx.to_bytes()).unwrap();
+        let back = SimHashIndex::<SimHash64>::from_bytes(&idx.to_bytes()).unwrap();
         assert_eq!(back.layout(), &layout);
         assert_eq!(sorted_items(&back), sorted_items(&idx));
         assert_eq!(answers(&back), answers(&idx));
@@ -77,7 +77,7 @@ fn bytes_round_trip_answers_the_same() {
     let mut buf = alloc::vec![0u8];
     buf.extend(idx.to_bytes());
     assert_eq!(
-        answers(&SimHashIndex::from_bytes(&buf[1..]).unwrap()),
+        answers(&SimHashIndex::<SimHash64>::from_bytes(&buf[1..]).unwrap()),
         answers(&idx)
     );
 }
@@ -90,13 +90,13 @@ fn every_truncation_and_bit_flip_is_an_error() {
     }
     let bytes = idx.to_bytes();
     for len in 0..bytes.len() {
-        let err = SimHashIndex::from_bytes(&bytes[..len]).unwrap_err();
+        let err = SimHashIndex::<SimHash64>::from_bytes(&bytes[..len]).unwrap_err();
         assert!(matches!(err, Error::Corrupt(_)), "len {len}: {err}");
     }
     for at in 0..bytes.len() {
         let mut bad = bytes.clone();
         bad[at] ^= 0x10;
-        let err = SimHashIndex::from_bytes(&bad).unwrap_err();
+        let err = SimHashIndex::<SimHash64>::from_bytes(&bad).unwrap_err();
         assert!(matches!(err, Error::Corrupt(_)), "byte {at}: {err}");
     }
 }
@@ -120,7 +120,7 @@ fn forged_files_are_refused_or_still_exact() {
         let mut bad = bytes.clone();
         bad[at] = bad[at].wrapping_add(0x41);
         reseal(&mut bad);
-        match SimHashIndex::from_bytes(&bad) {
+        match SimHashIndex::<SimHash64>::from_bytes(&bad) {
             Err(Error::Corrupt(_)) => caught += 1,
             Err(e) => panic!("byte {at}: unexpected error {e}"),
             Ok(back) => {
@@ -161,7 +161,9 @@ fn forged_layouts_and_keys_are_refused() {
     // (which table 1 keys on) to no table.
     bad[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
     reseal(&mut bad);
-    let err = SimHashIndex::from_bytes(&bad).unwrap_err().to_string();
+    let err = SimHashIndex::<SimHash64>::from_bytes(&bad)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not a complete layout"), "{err}");
     // A key that is not its fingerprint's key.
     let key = table_key(5, 0xffff_ffff).to_le_bytes();
@@ -169,7 +171,9 @@ fn forged_layouts_and_keys_are_refused() {
     let mut bad = bytes.clone();
     bad[at] ^= 1;
     reseal(&mut bad);
-    let err = SimHashIndex::from_bytes(&bad).unwrap_err().to_string();
+    let err = SimHashIndex::<SimHash64>::from_bytes(&bad)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("does not match its fingerprint") || err.contains("not a sorted run"),
         "{err}"
@@ -179,7 +183,7 @@ fn forged_layouts_and_keys_are_refused() {
         .unwrap()
         .to_bytes();
     assert!(matches!(
-        SimHashIndex::from_bytes(&lsh),
+        SimHashIndex::<SimHash64>::from_bytes(&lsh),
         Err(Error::Corrupt(_))
     ));
 }
@@ -260,7 +264,7 @@ proptest! {
                 idx.insert(id, SimHash64((f & 0xf00f) | f << 50));
             }
         }
-        let back = SimHashIndex::from_bytes(&idx.to_bytes()).unwrap();
+        let back = SimHashIndex::<SimHash64>::from_bytes(&idx.to_bytes()).unwrap();
         prop_assert_eq!(answers(&back), answers(&idx));
         prop_assert_eq!(sorted_items(&back), sorted_items(&idx));
     }

@@ -129,7 +129,7 @@ fn other_kinds_and_radii_are_refused() {
     one.insert(1, SimHash64(3));
     let err = SimHash128Index::from_bytes(&one.to_bytes()).unwrap_err();
     assert!(err.to_string().contains("expected 3"), "{err}");
-    let err = SimHashIndex::from_bytes(&small_index().to_bytes()).unwrap_err();
+    let err = SimHashIndex::<SimHash64>::from_bytes(&small_index().to_bytes()).unwrap_err();
     assert!(err.to_string().contains("expected 2"), "{err}");
     // A radius above the 128-bit limit in the header.
     let mut bad = small_index().to_bytes();
