@@ -256,35 +256,20 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
         })
     }
 
-    /// Saves [`to_bytes`](Self::to_bytes) to `path` atomically (written
-    /// beside it under a temporary name, synced, renamed over it).
-    ///
-    /// # Errors
-    /// [`Error::Io`](crate::Error::Io) when the file cannot be written.
-    ///
-    /// ```
-    /// use txtfp::{FastLshCandidateIndex, FastMinHashSig};
-    /// let path = std::env::temp_dir().join(format!("txtfp-fastc-doc-{}.idx", std::process::id()));
-    /// let mut idx = FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
-    /// idx.insert(7, &FastMinHashSig::empty())?;
-    /// idx.save(&path)?;
-    /// assert!(FastLshCandidateIndex::<8>::load(&path)?.contains(7));
-    /// # std::fs::remove_file(&path)?;
-    /// # Ok::<(), txtfp::Error>(())
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
-        persist::save_atomically(path.as_ref(), |sink| self.write_to(sink))
-    }
-
-    /// Loads a file written by [`save`](Self::save).
-    ///
-    /// # Errors
-    /// [`Error::Io`](crate::Error::Io) when the file cannot be read, and the errors of
-    /// [`from_bytes`](Self::from_bytes).
-    #[cfg(feature = "std")]
-    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
-        Self::from_bytes(&std::fs::read(path.as_ref())?)
+    crate::lsh::persist::save_and_load! {
+        /// Saves [`to_bytes`](Self::to_bytes) to `path` atomically (written
+        /// beside it under a temporary name, synced, renamed over it).
+        ///
+        /// ```
+        /// use txtfp::{FastLshCandidateIndex, FastMinHashSig};
+        /// let path = std::env::temp_dir().join(format!("txtfp-fastc-doc-{}.idx", std::process::id()));
+        /// let mut idx = FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
+        /// idx.insert(7, &FastMinHashSig::empty())?;
+        /// idx.save(&path)?;
+        /// assert!(FastLshCandidateIndex::<8>::load(&path)?.contains(7));
+        /// # std::fs::remove_file(&path)?;
+        /// # Ok::<(), txtfp::Error>(())
+        /// ```
     }
 }
 

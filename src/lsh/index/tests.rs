@@ -5,17 +5,12 @@ use alloc::vec;
 
 use super::*;
 use crate::{
-    Canonicalizer, FastLshIndex, FastMinHashFingerprinter, FastMinHashSig, Fingerprinter,
-    LshIndexBuilder, WordTokenizer,
+    Canonicalizer, FastLshIndex, FastMinHashFingerprinter, Fingerprinter, LshIndexBuilder,
+    WordTokenizer,
 };
 use crate::{Error, FAST_SCHEMA};
 
-fn sig(x: u64) -> FastMinHashSig<8> {
-    FastMinHashSig {
-        hashes: [x, x, x, x, 1, 2, 3, x],
-        ..FastMinHashSig::empty()
-    }
-}
+use crate::lsh::tests::fast_sig as sig;
 
 #[test]
 fn forwards_and_keeps_the_type() {

@@ -172,60 +172,42 @@ impl<F: SimHashWidth> SimHashIndex<F> {
         idx
     }
 
-    /// Saves the index to `path` atomically: written beside it under a
-    /// temporary name, flushed, and renamed over `path`, so a crash never
-    /// leaves a half-written index where a good one was.
-    ///
-    /// ```
-    /// use txtfp::{SimHash64, SimHashIndex};
-    /// let dir = std::env::temp_dir().join(format!("txtfp-doc-simidx-{}", std::process::id()));
-    /// std::fs::create_dir_all(&dir)?;
-    /// let path = dir.join("simhash.idx");
-    /// let mut idx = SimHashIndex::with_max_distance(2)?;
-    /// idx.insert(1, SimHash64(0b1100));
-    /// idx.save(&path)?;
-    /// let back = SimHashIndex::<SimHash64>::load(&path)?;
-    /// assert_eq!(back.max_distance(), 2);
-    /// assert_eq!(back.query(&SimHash64(0b0000)), [1]);
-    /// # std::fs::remove_dir_all(&dir)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// A 128-bit index the same way:
-    ///
-    /// ```
-    /// use txtfp::{SimHash128, SimHash128Index};
-    /// let dir = std::env::temp_dir().join(format!("txtfp-doc-sim128-{}", std::process::id()));
-    /// std::fs::create_dir_all(&dir)?;
-    /// let path = dir.join("simhash128.idx");
-    /// let mut idx = SimHash128Index::with_max_distance(4)?;
-    /// idx.insert(7, SimHash128(u128::MAX));
-    /// idx.save(&path)?;
-    /// let back = SimHash128Index::load(&path)?;
-    /// assert_eq!(back.max_distance(), 4);
-    /// assert_eq!(back.query(&SimHash128(u128::MAX ^ 0b1111)), [7]);
-    /// # std::fs::remove_dir_all(&dir)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`](crate::Error::Io) when the file cannot be written; the
-    /// file at `path` is then unchanged.
-    #[cfg(feature = "std")]
-    pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
-        persist::save_atomically(path.as_ref(), |sink| self.write_to(sink))
-    }
-
-    /// Loads an index saved by [`save`](Self::save) into memory.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`](crate::Error::Io) when the file cannot be read, and the
-    /// errors of [`from_bytes`](Self::from_bytes).
-    #[cfg(feature = "std")]
-    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
-        Self::from_bytes(&std::fs::read(path.as_ref())?)
+    crate::lsh::persist::save_and_load! {
+        /// Saves the index to `path` atomically: written beside it under a
+        /// temporary name, flushed, and renamed over `path`, so a crash never
+        /// leaves a half-written index where a good one was.
+        ///
+        /// ```
+        /// use txtfp::{SimHash64, SimHashIndex};
+        /// let dir = std::env::temp_dir().join(format!("txtfp-doc-simidx-{}", std::process::id()));
+        /// std::fs::create_dir_all(&dir)?;
+        /// let path = dir.join("simhash.idx");
+        /// let mut idx = SimHashIndex::with_max_distance(2)?;
+        /// idx.insert(1, SimHash64(0b1100));
+        /// idx.save(&path)?;
+        /// let back = SimHashIndex::<SimHash64>::load(&path)?;
+        /// assert_eq!(back.max_distance(), 2);
+        /// assert_eq!(back.query(&SimHash64(0b0000)), [1]);
+        /// # std::fs::remove_dir_all(&dir)?;
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        ///
+        /// A 128-bit index the same way:
+        ///
+        /// ```
+        /// use txtfp::{SimHash128, SimHash128Index};
+        /// let dir = std::env::temp_dir().join(format!("txtfp-doc-sim128-{}", std::process::id()));
+        /// std::fs::create_dir_all(&dir)?;
+        /// let path = dir.join("simhash128.idx");
+        /// let mut idx = SimHash128Index::with_max_distance(4)?;
+        /// idx.insert(7, SimHash128(u128::MAX));
+        /// idx.save(&path)?;
+        /// let back = SimHash128Index::load(&path)?;
+        /// assert_eq!(back.max_distance(), 4);
+        /// assert_eq!(back.query(&SimHash128(u128::MAX ^ 0b1111)), [7]);
+        /// # std::fs::remove_dir_all(&dir)?;
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
     }
 }
 

@@ -4,7 +4,6 @@
 
 mod layout;
 mod persist;
-mod persist128;
 mod wide;
 
 use alloc::format;
