@@ -221,3 +221,19 @@ fn trapezoid(lo: f32, hi: f32, f: impl Fn(f32) -> f32) -> f32 {
 
 #[cfg(test)]
 mod tests;
+
+/// `bands` and `rows` of an index type with `bands` and `rows` fields.
+macro_rules! banding_accessors {
+    () => {
+        /// Number of bands.
+        pub fn bands(&self) -> usize {
+            self.bands
+        }
+
+        /// Signature slots per band.
+        pub fn rows(&self) -> usize {
+            self.rows
+        }
+    };
+}
+pub(crate) use banding_accessors;

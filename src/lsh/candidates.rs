@@ -84,30 +84,8 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
         Self::with_bands_rows(builder.bands, builder.rows)
     }
 
-    /// Number of bands.
-    pub fn bands(&self) -> usize {
-        self.bands
-    }
-
-    /// Signature slots per band.
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-
-    /// Number of stored ids.
-    pub fn len(&self) -> usize {
-        self.core.len()
-    }
-
-    /// Whether the index holds no id.
-    pub fn is_empty(&self) -> bool {
-        self.core.len() == 0
-    }
-
-    /// Whether `id` is stored.
-    pub fn contains(&self, id: u64) -> bool {
-        self.core.slot(id).is_some()
-    }
+    crate::lsh::builder::banding_accessors!();
+    crate::lsh::core::core_accessors!("document");
 
     /// Files `id` under the band keys of `sig`, replacing what `id` had.
     ///

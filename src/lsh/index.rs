@@ -94,25 +94,8 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
         Self::with_bands_rows(builder.bands, builder.rows)
     }
 
-    /// Number of bands.
-    pub fn bands(&self) -> usize {
-        self.bands
-    }
-
-    /// Signature slots per band.
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-
-    /// Number of stored signatures.
-    pub fn len(&self) -> usize {
-        self.core.len()
-    }
-
-    /// Whether the index holds no signature.
-    pub fn is_empty(&self) -> bool {
-        self.core.len() == 0
-    }
+    crate::lsh::builder::banding_accessors!();
+    crate::lsh::core::core_accessors!("signature");
 
     /// Stores `sig` under `id`, replacing (and unindexing) any signature
     /// previously stored under the same id. Inserting the same pair again
@@ -177,11 +160,6 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// The signature stored under `id`.
     pub fn get(&self, id: u64) -> Option<&MinHashSig<H, S>> {
         self.core.slot(id).map(|slot| &self.sigs[slot as usize])
-    }
-
-    /// Whether a signature is stored under `id`.
-    pub fn contains(&self, id: u64) -> bool {
-        self.core.slot(id).is_some()
     }
 
     /// Ids of all stored signatures, in no particular order.

@@ -5,11 +5,11 @@
 //! a large batch sorted and merged straight into the sorted runs.
 
 use alloc::format;
-use alloc::vec::Vec;
 
 use super::index::{SimHashIndex, full_error, key_at};
 use super::width::SimHashWidth;
-use crate::lsh::batch::MIN_ROUND;
+use crate::lsh::batch::{Batch, apply_batch, apply_fresh};
+use crate::lsh::core::Core;
 use crate::{Error, Result};
 
 impl<F: SimHashWidth> SimHashIndex<F> {
@@ -34,7 +34,7 @@ impl<F: SimHashWidth> SimHashIndex<F> {
     where
         I: IntoIterator<Item = (u64, F)>,
     {
-        if let Err(e) = self.apply_batch(items, false) {
+        if let Err(e) = apply_batch(self, items, false) {
             panic!("{}::extend: {e}", F::INDEX_NAME);
         }
     }
@@ -65,12 +65,12 @@ impl<F: SimHashWidth> SimHashIndex<F> {
     where
         I: IntoIterator<Item = (u64, F)>,
     {
-        let items: Vec<(u64, F)> = items.into_iter().collect();
-        self.core.check_fresh(
-            items.iter().map(|e| e.0),
+        apply_fresh(
+            self,
+            items,
+            false,
             &format!("{}::try_extend", F::INDEX_NAME),
-        )?;
-        self.apply_batch(items, false)
+        )
     }
 
     /// [`extend`](Self::extend) with the table keys computed and the tables
@@ -85,7 +85,7 @@ impl<F: SimHashWidth> SimHashIndex<F> {
     where
         I: IntoIterator<Item = (u64, F)>,
     {
-        if let Err(e) = self.apply_batch(items, true) {
+        if let Err(e) = apply_batch(self, items, true) {
             panic!("{}::extend_par: {e}", F::INDEX_NAME);
         }
     }
@@ -101,12 +101,12 @@ impl<F: SimHashWidth> SimHashIndex<F> {
     where
         I: IntoIterator<Item = (u64, F)>,
     {
-        let items: Vec<(u64, F)> = items.into_iter().collect();
-        self.core.check_fresh(
-            items.iter().map(|e| e.0),
+        apply_fresh(
+            self,
+            items,
+            true,
             &format!("{}::try_extend_par", F::INDEX_NAME),
-        )?;
-        self.apply_batch(items, true)
+        )
     }
 
     /// Adds every fingerprint of `other` to this index (shards built apart,
@@ -142,55 +142,38 @@ impl<F: SimHashWidth> SimHashIndex<F> {
                 self.max_distance()
             )));
         }
-        let items: Vec<(u64, F)> = other.iter().collect();
-        self.core.check_fresh(
-            items.iter().map(|e| e.0),
-            &format!("{}::merge", F::INDEX_NAME),
-        )?;
-        self.apply_batch(items, cfg!(feature = "parallel"))
+        let who = format!("{}::merge", F::INDEX_NAME);
+        apply_fresh(self, other.iter(), cfg!(feature = "parallel"), &who)
+    }
+}
+
+impl<F: SimHashWidth> Batch for SimHashIndex<F> {
+    type Item = F;
+
+    fn core(&mut self) -> &mut Core {
+        &mut self.core
     }
 
-    /// The three steps of the module doc, in rounds of at least
-    /// [`MIN_ROUND`] items (and at least the index size, so that each
-    /// round's merge stays amortised). On a full index, files what was taken
-    /// so far and then reports the error.
-    fn apply_batch<I>(&mut self, items: I, par: bool) -> Result<()>
-    where
-        I: IntoIterator<Item = (u64, F)>,
-    {
-        let mut items = items.into_iter().peekable();
-        let mut outcome = Ok(());
-        let mut pending: Vec<u32> = Vec::new();
-        while items.peek().is_some() && outcome.is_ok() {
-            let round = MIN_ROUND.max(self.len());
-            pending.clear();
-            for (id, h) in items.by_ref().take(round) {
-                if let Some(slot) = self.core.slot(id) {
-                    if self.fp(slot) == h {
-                        continue;
-                    }
-                    self.core.kill(id);
-                }
-                match self.place(id, h) {
-                    Some(slot) => pending.push(slot),
-                    None => {
-                        outcome = Err(full_error::<F>(1));
-                        break;
-                    }
-                }
-            }
-            // Ids repeated within the round left dead slots behind.
-            pending.retain(|&s| self.core.is_live(s));
-            self.file(&pending, par);
-        }
-        outcome
+    fn reserve(&mut self, n: usize) {
+        self.fps.reserve(n * F::LANES);
     }
 
-    /// Computes the keys of fresh live `slots` and files them.
+    fn refresh(&mut self, slot: u32, h: &F) -> bool {
+        self.fp(slot) == *h
+    }
+
+    fn place(&mut self, id: u64, h: F) -> Option<u32> {
+        SimHashIndex::place(self, id, h)
+    }
+
     fn file(&mut self, slots: &[u32], par: bool) {
         let (masks, fps) = (self.layout.masks(), &self.fps);
         self.core.link_computed(slots, par, |i, t| {
             key_at(masks, |lane| fps[slots[i] as usize * F::LANES + lane], t)
         });
+    }
+
+    fn full() -> Error {
+        full_error::<F>(1)
     }
 }

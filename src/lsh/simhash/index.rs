@@ -155,15 +155,7 @@ impl<F: SimHashWidth> SimHashIndex<F> {
         &self.layout
     }
 
-    /// Number of stored fingerprints.
-    pub fn len(&self) -> usize {
-        self.core.len()
-    }
-
-    /// Whether the index holds no fingerprint.
-    pub fn is_empty(&self) -> bool {
-        self.core.len() == 0
-    }
+    crate::lsh::core::core_accessors!("fingerprint");
 
     /// The lanes stored in `slot`.
     #[inline]
@@ -256,11 +248,6 @@ impl<F: SimHashWidth> SimHashIndex<F> {
     /// The fingerprint stored under `id`.
     pub fn get(&self, id: u64) -> Option<F> {
         self.core.slot(id).map(|slot| self.fp(slot))
-    }
-
-    /// Whether a fingerprint is stored under `id`.
-    pub fn contains(&self, id: u64) -> bool {
-        self.core.slot(id).is_some()
     }
 
     /// Ids of all stored fingerprints, in no particular order.
