@@ -237,3 +237,20 @@ macro_rules! banding_accessors {
     };
 }
 pub(crate) use banding_accessors;
+
+/// The `Debug` summary of a banded index named `name` holding `len`
+/// documents: its `(H, bands, rows)` and size (the signatures themselves
+/// would be pages of hex).
+pub(crate) fn debug_banded(
+    f: &mut core::fmt::Formatter<'_>,
+    name: &str,
+    (h, bands, rows): (usize, usize, usize),
+    len: usize,
+) -> core::fmt::Result {
+    f.debug_struct(name)
+        .field("h", &h)
+        .field("bands", &bands)
+        .field("rows", &rows)
+        .field("len", &len)
+        .finish()
+}

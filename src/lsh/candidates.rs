@@ -255,12 +255,8 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
 /// `FastLshCandidateIndex`).
 impl<const H: usize, S: Scheme> fmt::Debug for LshCandidateIndex<H, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct(S::CANDIDATE_INDEX_NAME)
-            .field("h", &H)
-            .field("bands", &self.bands)
-            .field("rows", &self.rows)
-            .field("len", &self.len())
-            .finish()
+        let banding = (H, self.bands, self.rows);
+        super::builder::debug_banded(f, S::CANDIDATE_INDEX_NAME, banding, self.len())
     }
 }
 

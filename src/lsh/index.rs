@@ -298,12 +298,8 @@ pub(super) fn full_error(wanted: usize) -> Error {
 /// index's name (`LshIndex` or `FastLshIndex`).
 impl<const H: usize, S: Scheme> fmt::Debug for LshIndex<H, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct(S::INDEX_NAME)
-            .field("h", &H)
-            .field("bands", &self.bands)
-            .field("rows", &self.rows)
-            .field("len", &self.len())
-            .finish()
+        let banding = (H, self.bands, self.rows);
+        super::builder::debug_banded(f, S::INDEX_NAME, banding, self.len())
     }
 }
 
