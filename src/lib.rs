@@ -128,15 +128,13 @@ pub use markup::{MarkdownOptions, html_to_text, markdown_to_text, markdown_to_te
 #[cfg(feature = "simhash")]
 pub use classical::simhash::SimHash128;
 #[cfg(all(feature = "lsh", feature = "simhash"))]
-pub use classical::simhash::SimHash128Index;
-#[cfg(all(feature = "lsh", feature = "simhash"))]
 pub use dedup::SimHashDedup;
 #[cfg(feature = "lsh")]
 pub use dedup::{DedupReport, MinHashDedup};
 #[cfg(feature = "lsh")]
 pub use lsh::LshCandidateIndex;
 #[cfg(all(feature = "lsh", feature = "simhash"))]
-pub use lsh::SimHashIndex;
+pub use lsh::{SimHash128Index, SimHashIndex};
 #[cfg(feature = "store")]
 pub use store::GlobalFingerprintStore;
 

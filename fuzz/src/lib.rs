@@ -400,7 +400,8 @@ pub fn index_file(data: &[u8]) {
     }
     if let Ok(idx) = SimHashIndex::from_bytes(data) {
         let _ = idx.query(&SimHash64(probe.hashes[0]));
-        let again = SimHashIndex::from_bytes(&idx.to_bytes()).expect("re-saved file reads back");
+        let again = SimHashIndex::<SimHash64>::from_bytes(&idx.to_bytes())
+            .expect("re-saved file reads back");
         assert_eq!(again.len(), idx.len());
     }
 }

@@ -120,8 +120,11 @@ pub fn murmur3_x64_128(data: &[u8], seed: u64) -> (u64, u64) {
     (h1, h2)
 }
 
+/// MurmurHash3's 64-bit finaliser: xor-shifts and odd multiplications, each
+/// invertible, so the whole map is a bijection (which the SimHash index's
+/// table keys rely on).
 #[inline]
-fn fmix64(mut k: u64) -> u64 {
+pub(crate) fn fmix64(mut k: u64) -> u64 {
     k ^= k >> 33;
     k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
     k ^= k >> 33;

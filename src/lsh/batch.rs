@@ -15,9 +15,90 @@ use alloc::format;
 use alloc::vec::Vec;
 
 use super::band_key_at;
+use super::core::Core;
 use super::index::{LshIndex, full_error};
 use crate::classical::minhash::Scheme;
 use crate::{Error, MinHashSig, Result};
+
+/// An index type whose batches take the three steps of the module doc:
+/// what differs between index types is how an item is stored and keyed.
+pub(crate) trait Batch {
+    /// What is stored under an id (a signature, a fingerprint).
+    type Item;
+
+    /// The ids, slots and key tables.
+    fn core(&mut self) -> &mut Core;
+
+    /// Makes room for `n` more items.
+    fn reserve(&mut self, n: usize);
+
+    /// Whether the live `slot` already holds `item`'s keys; it is then
+    /// given `item` and nothing is refiled.
+    fn refresh(&mut self, slot: u32, item: &Self::Item) -> bool;
+
+    /// Gives the new `id` a slot holding `item`, filed in no table yet.
+    fn place(&mut self, id: u64, item: Self::Item) -> Option<u32>;
+
+    /// Steps 2 and 3 for fresh live `slots`.
+    fn file(&mut self, slots: &[u32], par: bool);
+
+    /// The error for a full index.
+    fn full() -> Error;
+}
+
+/// Step 1 of the module doc, then steps 2 and 3, in rounds of at least
+/// [`MIN_ROUND`] items (and at least the index size, so that each round's
+/// merge stays amortised). On a full index, files what was taken so far and
+/// then reports the error.
+pub(crate) fn apply_batch<T: Batch>(
+    idx: &mut T,
+    items: impl IntoIterator<Item = (u64, T::Item)>,
+    par: bool,
+) -> Result<()> {
+    let mut items = items.into_iter().peekable();
+    let mut outcome = Ok(());
+    let mut pending: Vec<u32> = Vec::new();
+    while items.peek().is_some() && outcome.is_ok() {
+        let round = MIN_ROUND.max(idx.core().len());
+        pending.clear();
+        let expect = items.size_hint().0.min(round);
+        idx.core().reserve(expect);
+        idx.reserve(expect);
+        for (id, item) in items.by_ref().take(round) {
+            if let Some(slot) = idx.core().slot(id) {
+                if idx.refresh(slot, &item) {
+                    continue;
+                }
+                idx.core().kill(id);
+            }
+            match idx.place(id, item) {
+                Some(slot) => pending.push(slot),
+                None => {
+                    outcome = Err(T::full());
+                    break;
+                }
+            }
+        }
+        // Ids repeated within the round left dead slots behind.
+        let core = idx.core();
+        pending.retain(|&s| core.is_live(s));
+        idx.file(&pending, par);
+    }
+    outcome
+}
+
+/// [`apply_batch`] of fresh, distinct ids only, all or nothing: `who`
+/// names the caller in the error.
+pub(crate) fn apply_fresh<T: Batch>(
+    idx: &mut T,
+    items: impl IntoIterator<Item = (u64, T::Item)>,
+    par: bool,
+    who: &str,
+) -> Result<()> {
+    let items: Vec<(u64, T::Item)> = items.into_iter().collect();
+    idx.core().check_fresh(items.iter().map(|e| e.0), who)?;
+    apply_batch(idx, items, par)
+}
 
 /// Documents whose keys are buffered at once: a huge batch is filed in rounds
 /// of at least this many documents (and at least the index size, so that each
@@ -80,10 +161,7 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     where
         I: IntoIterator<Item = (u64, MinHashSig<H, S>)>,
     {
-        let items: Vec<(u64, MinHashSig<H, S>)> = items.into_iter().collect();
-        self.core
-            .check_fresh(items.iter().map(|e| e.0), "LshIndex::try_extend")?;
-        self.apply_batch(items, false)
+        apply_fresh(self, items, false, "LshIndex::try_extend")
     }
 
     /// Adds every signature of `other` to this index (shards built apart,
@@ -115,55 +193,51 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
                 other.bands, other.rows, self.bands, self.rows
             )));
         }
-        let items: Vec<(u64, MinHashSig<H, S>)> = other.iter().map(|(id, s)| (id, *s)).collect();
-        self.core
-            .check_fresh(items.iter().map(|e| e.0), "LshIndex::merge")?;
-        self.apply_batch(items, cfg!(feature = "parallel"))
+        let items = other.iter().map(|(id, s)| (id, *s));
+        apply_fresh(self, items, cfg!(feature = "parallel"), "LshIndex::merge")
     }
 
-    /// Steps 1–3 of the module doc. On a full index, files what was taken so
-    /// far and then reports the error.
+    /// [`apply_batch`] on this index.
     pub(super) fn apply_batch<I>(&mut self, items: I, par: bool) -> Result<()>
     where
         I: IntoIterator<Item = (u64, MinHashSig<H, S>)>,
     {
-        let mut items = items.into_iter().peekable();
-        let mut outcome = Ok(());
-        let mut pending: Vec<u32> = Vec::new();
-        while items.peek().is_some() && outcome.is_ok() {
-            let round = MIN_ROUND.max(self.len());
-            pending.clear();
-            let expect = items.size_hint().0.min(round);
-            self.core.reserve(expect);
-            self.sigs.reserve(expect);
-            for (id, sig) in items.by_ref().take(round) {
-                if let Some(slot) = self.core.slot(id) {
-                    if self.sigs[slot as usize].hashes == sig.hashes {
-                        self.sigs[slot as usize] = sig;
-                        continue;
-                    }
-                    self.core.kill(id);
-                }
-                match self.place(id, sig) {
-                    Some(slot) => pending.push(slot),
-                    None => {
-                        outcome = Err(full_error(1));
-                        break;
-                    }
-                }
-            }
-            // Ids repeated within the round left dead slots behind.
-            pending.retain(|&s| self.core.is_live(s));
-            self.file(&pending, par);
-        }
-        outcome
+        apply_batch(self, items, par)
+    }
+}
+
+impl<const H: usize, S: Scheme> Batch for LshIndex<H, S> {
+    type Item = MinHashSig<H, S>;
+
+    fn core(&mut self) -> &mut Core {
+        &mut self.core
     }
 
-    /// Steps 2 and 3 for fresh live `slots`.
+    fn reserve(&mut self, n: usize) {
+        self.sigs.reserve(n);
+    }
+
+    fn refresh(&mut self, slot: u32, sig: &MinHashSig<H, S>) -> bool {
+        let stored = &mut self.sigs[slot as usize];
+        let same = stored.hashes == sig.hashes;
+        if same {
+            *stored = *sig;
+        }
+        same
+    }
+
+    fn place(&mut self, id: u64, sig: MinHashSig<H, S>) -> Option<u32> {
+        LshIndex::place(self, id, sig)
+    }
+
     fn file(&mut self, slots: &[u32], par: bool) {
         let (sigs, rows) = (&self.sigs, self.rows);
         self.core.link_computed(slots, par, |i, t| {
             band_key_at(&sigs[slots[i] as usize].hashes, rows, t)
         });
+    }
+
+    fn full() -> Error {
+        full_error(1)
     }
 }

@@ -221,3 +221,36 @@ fn trapezoid(lo: f32, hi: f32, f: impl Fn(f32) -> f32) -> f32 {
 
 #[cfg(test)]
 mod tests;
+
+/// `bands` and `rows` of an index type with `bands` and `rows` fields.
+macro_rules! banding_accessors {
+    () => {
+        /// Number of bands.
+        pub fn bands(&self) -> usize {
+            self.bands
+        }
+
+        /// Signature slots per band.
+        pub fn rows(&self) -> usize {
+            self.rows
+        }
+    };
+}
+pub(crate) use banding_accessors;
+
+/// The `Debug` summary of a banded index named `name` holding `len`
+/// documents: its `(H, bands, rows)` and size (the signatures themselves
+/// would be pages of hex).
+pub(crate) fn debug_banded(
+    f: &mut core::fmt::Formatter<'_>,
+    name: &str,
+    (h, bands, rows): (usize, usize, usize),
+    len: usize,
+) -> core::fmt::Result {
+    f.debug_struct(name)
+        .field("h", &h)
+        .field("bands", &bands)
+        .field("rows", &rows)
+        .field("len", &len)
+        .finish()
+}

@@ -85,30 +85,8 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
         Self::with_bands_rows(builder.bands, builder.rows)
     }
 
-    /// Number of bands.
-    pub fn bands(&self) -> usize {
-        self.bands
-    }
-
-    /// Signature slots per band.
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-
-    /// Number of stored ids.
-    pub fn len(&self) -> usize {
-        self.core.len()
-    }
-
-    /// Whether the index holds no id.
-    pub fn is_empty(&self) -> bool {
-        self.core.len() == 0
-    }
-
-    /// Whether `id` is stored.
-    pub fn contains(&self, id: u64) -> bool {
-        self.core.slot(id).is_some()
-    }
+    crate::lsh::builder::banding_accessors!();
+    crate::lsh::core::core_accessors!("document");
 
     /// Files `id` under the band keys of `sig`, replacing what `id` had.
     ///
@@ -258,35 +236,20 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
         })
     }
 
-    /// Saves [`to_bytes`](Self::to_bytes) to `path` atomically (written
-    /// beside it under a temporary name, synced, renamed over it).
-    ///
-    /// # Errors
-    /// [`Error::Io`](crate::Error::Io) when the file cannot be written.
-    ///
-    /// ```
-    /// use txtfp::classical::minhash::{FastLshCandidateIndex, FastMinHashSig};
-    /// let path = std::env::temp_dir().join(format!("txtfp-fastc-doc-{}.idx", std::process::id()));
-    /// let mut idx = FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
-    /// idx.insert(7, &FastMinHashSig::empty())?;
-    /// idx.save(&path)?;
-    /// assert!(FastLshCandidateIndex::<8>::load(&path)?.contains(7));
-    /// # std::fs::remove_file(&path)?;
-    /// # Ok::<(), txtfp::Error>(())
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
-        persist::save_atomically(path.as_ref(), |sink| self.write_to(sink))
-    }
-
-    /// Loads a file written by [`save`](Self::save).
-    ///
-    /// # Errors
-    /// [`Error::Io`](crate::Error::Io) when the file cannot be read, and the errors of
-    /// [`from_bytes`](Self::from_bytes).
-    #[cfg(feature = "std")]
-    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
-        Self::from_bytes(&std::fs::read(path.as_ref())?)
+    crate::lsh::persist::save_and_load! {
+        /// Saves [`to_bytes`](Self::to_bytes) to `path` atomically (written
+        /// beside it under a temporary name, synced, renamed over it).
+        ///
+        /// ```
+        /// use txtfp::classical::minhash::{FastLshCandidateIndex, FastMinHashSig};
+        /// let path = std::env::temp_dir().join(format!("txtfp-fastc-doc-{}.idx", std::process::id()));
+        /// let mut idx = FastLshCandidateIndex::<8>::with_bands_rows(4, 2)?;
+        /// idx.insert(7, &FastMinHashSig::empty())?;
+        /// idx.save(&path)?;
+        /// assert!(FastLshCandidateIndex::<8>::load(&path)?.contains(7));
+        /// # std::fs::remove_file(&path)?;
+        /// # Ok::<(), txtfp::Error>(())
+        /// ```
     }
 }
 
@@ -294,12 +257,8 @@ impl<const H: usize, S: Scheme> LshCandidateIndex<H, S> {
 /// `FastLshCandidateIndex`).
 impl<const H: usize, S: Scheme> fmt::Debug for LshCandidateIndex<H, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct(S::CANDIDATE_INDEX_NAME)
-            .field("h", &H)
-            .field("bands", &self.bands)
-            .field("rows", &self.rows)
-            .field("len", &self.len())
-            .finish()
+        let banding = (H, self.bands, self.rows);
+        super::builder::debug_banded(f, S::CANDIDATE_INDEX_NAME, banding, self.len())
     }
 }
 

@@ -597,3 +597,25 @@ pub(crate) fn sort_by_key(entries: &mut Vec<(u64, u32)>) {
 
 #[cfg(test)]
 mod tests;
+
+/// `len`, `is_empty` and `contains` of an index type that keeps its ids in
+/// a `core: Core` field, documented as holding `$item`s.
+macro_rules! core_accessors {
+    ($item:literal) => {
+        #[doc = concat!("Number of stored ", $item, "s.")]
+        pub fn len(&self) -> usize {
+            self.core.len()
+        }
+
+        #[doc = concat!("Whether the index holds no ", $item, ".")]
+        pub fn is_empty(&self) -> bool {
+            self.core.len() == 0
+        }
+
+        #[doc = concat!("Whether a ", $item, " is stored under `id`.")]
+        pub fn contains(&self, id: u64) -> bool {
+            self.core.slot(id).is_some()
+        }
+    };
+}
+pub(crate) use core_accessors;

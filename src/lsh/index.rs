@@ -95,25 +95,8 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
         Self::with_bands_rows(builder.bands, builder.rows)
     }
 
-    /// Number of bands.
-    pub fn bands(&self) -> usize {
-        self.bands
-    }
-
-    /// Signature slots per band.
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-
-    /// Number of stored signatures.
-    pub fn len(&self) -> usize {
-        self.core.len()
-    }
-
-    /// Whether the index holds no signature.
-    pub fn is_empty(&self) -> bool {
-        self.core.len() == 0
-    }
+    crate::lsh::builder::banding_accessors!();
+    crate::lsh::core::core_accessors!("signature");
 
     /// Stores `sig` under `id`, replacing (and unindexing) any signature
     /// previously stored under the same id. Inserting the same pair again
@@ -178,11 +161,6 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     /// The signature stored under `id`.
     pub fn get(&self, id: u64) -> Option<&MinHashSig<H, S>> {
         self.core.slot(id).map(|slot| &self.sigs[slot as usize])
-    }
-
-    /// Whether a signature is stored under `id`.
-    pub fn contains(&self, id: u64) -> bool {
-        self.core.slot(id).is_some()
     }
 
     /// Ids of all stored signatures, in no particular order.
@@ -321,12 +299,8 @@ pub(super) fn full_error(wanted: usize) -> Error {
 /// index's name (`LshIndex` or `FastLshIndex`).
 impl<const H: usize, S: Scheme> fmt::Debug for LshIndex<H, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct(S::INDEX_NAME)
-            .field("h", &H)
-            .field("bands", &self.bands)
-            .field("rows", &self.rows)
-            .field("len", &self.len())
-            .finish()
+        let banding = (H, self.bands, self.rows);
+        super::builder::debug_banded(f, S::INDEX_NAME, banding, self.len())
     }
 }
 

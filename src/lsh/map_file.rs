@@ -78,3 +78,35 @@ impl MapFile {
         }
     }
 }
+
+/// The id side of a mapped index type with `file: MapFile` and
+/// `ids: Range<usize>` fields: the ids are stored ascending, so a
+/// document's slot is the rank of its id. Documented as holding `$item`s.
+macro_rules! mapped_id_accessors {
+    ($item:literal) => {
+        fn id_array(&self) -> &[u64] {
+            self.file.slice(&self.ids)
+        }
+
+        /// The slot of `id`, if stored.
+        fn slot_of(&self, id: u64) -> Option<usize> {
+            self.id_array().binary_search(&id).ok()
+        }
+
+        #[doc = concat!("Number of stored ", $item, "s.")]
+        pub fn len(&self) -> usize {
+            self.id_array().len()
+        }
+
+        #[doc = concat!("Whether the index holds no ", $item, ".")]
+        pub fn is_empty(&self) -> bool {
+            self.len() == 0
+        }
+
+        #[doc = concat!("Whether a ", $item, " is stored under `id`.")]
+        pub fn contains(&self, id: u64) -> bool {
+            self.slot_of(id).is_some()
+        }
+    };
+}
+pub(crate) use mapped_id_accessors;

@@ -81,38 +81,16 @@ impl<const H: usize> MappedLshIndex<H> {
         })
     }
 
-    fn id_array(&self) -> &[u64] {
-        self.file.slice(&self.ids)
-    }
-
     fn sig_array(&self) -> &[MinHashSig<H>] {
         self.file.slice(&self.sigs)
     }
 
-    /// Number of bands.
-    pub fn bands(&self) -> usize {
-        self.bands
-    }
-
-    /// Signature slots per band.
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-
-    /// Number of stored signatures.
-    pub fn len(&self) -> usize {
-        self.id_array().len()
-    }
-
-    /// Whether the index holds no signature.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    crate::lsh::builder::banding_accessors!();
+    crate::lsh::map_file::mapped_id_accessors!("signature");
 
     /// The signature stored under `id`.
     pub fn get(&self, id: u64) -> Option<&MinHashSig<H>> {
-        let slot = self.id_array().binary_search(&id).ok()?;
-        self.sig_array().get(slot)
+        self.sig_array().get(self.slot_of(id)?)
     }
 
     /// All `(id, signature)` pairs, in ascending id order.

@@ -80,7 +80,8 @@ pub use persist::INDEX_FORMAT_VERSION;
 pub use simhash::MappedSimHashIndex;
 #[cfg(feature = "simhash")]
 pub use simhash::{
-    MAX_AUTO_DISTANCE, MAX_TABLES, MAX_VERIFIED_DISTANCE, SimHashIndex, SimHashLayout,
+    MAX_128_DISTANCE, MAX_AUTO_DISTANCE, MAX_TABLES, MAX_VERIFIED_DISTANCE, SimHash128Index,
+    SimHashIndex, SimHashLayout, SimHashWidth,
 };
 
 /// Key of each band of `hashes` cut into runs of `rows` slots, in band order.

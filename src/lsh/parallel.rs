@@ -1,8 +1,6 @@
 //! Bulk insertion with rayon (`parallel` feature): [`LshIndex::extend`] with
 //! band keys computed and band tables filled on the rayon thread pool.
 
-use alloc::vec::Vec;
-
 use super::index::LshIndex;
 use crate::classical::minhash::Scheme;
 use crate::{MinHashSig, Result};
@@ -77,9 +75,6 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
     where
         I: IntoIterator<Item = (u64, MinHashSig<H, S>)>,
     {
-        let items: Vec<(u64, MinHashSig<H, S>)> = items.into_iter().collect();
-        self.core
-            .check_fresh(items.iter().map(|e| e.0), "LshIndex::try_extend_par")?;
-        self.apply_batch(items, true)
+        super::batch::apply_fresh(self, items, true, "LshIndex::try_extend_par")
     }
 }

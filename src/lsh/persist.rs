@@ -402,6 +402,36 @@ pub(crate) fn with_view<T>(
     )?)
 }
 
+/// The `save` and `load` methods of an index type that has `write_to` and
+/// `from_bytes`, with the given doc attributes (the type's own text and
+/// examples) on `save`.
+macro_rules! save_and_load {
+    ($(#[$save_doc:meta])*) => {
+        $(#[$save_doc])*
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Io`](crate::Error::Io) when the file cannot be written;
+        /// the file at `path` is then unchanged.
+        #[cfg(feature = "std")]
+        pub fn save(&self, path: impl AsRef<std::path::Path>) -> $crate::Result<()> {
+            $crate::lsh::persist::save_atomically(path.as_ref(), |sink| self.write_to(sink))
+        }
+
+        /// Loads an index saved by [`save`](Self::save) into memory.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::Io`](crate::Error::Io) when the file cannot be read, and
+        /// the errors of [`from_bytes`](Self::from_bytes).
+        #[cfg(feature = "std")]
+        pub fn load(path: impl AsRef<std::path::Path>) -> $crate::Result<Self> {
+            Self::from_bytes(&std::fs::read(path.as_ref())?)
+        }
+    };
+}
+pub(crate) use save_and_load;
+
 /// Writes a file through `write` into a temporary file beside `path`, syncs
 /// it and renames it over `path`; on any error the temporary file is removed
 /// and `path` is untouched.

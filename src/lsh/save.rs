@@ -108,49 +108,36 @@ impl<const H: usize, S: Scheme> LshIndex<H, S> {
         })
     }
 
-    /// Saves the index to `path` atomically: the file is written beside it
-    /// under a temporary name, flushed, and renamed over `path`, so a crash
-    /// never leaves a half-written index where a good one was.
-    ///
-    /// ```
-    /// use txtfp::{LshIndex, MinHashSig};
-    /// let dir = std::env::temp_dir().join(format!("txtfp-doc-{}", std::process::id()));
-    /// std::fs::create_dir_all(&dir)?;
-    /// let path = dir.join("lsh.idx");
-    /// let mut idx = LshIndex::<8>::with_bands_rows(4, 2)?;
-    /// idx.insert(1, MinHashSig::empty());
-    /// idx.save(&path)?;
-    /// assert_eq!(LshIndex::<8>::load(&path)?.len(), 1);
-    /// # std::fs::remove_dir_all(&dir)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// The fast scheme's index the same way:
-    ///
-    /// ```
-    /// use txtfp::classical::minhash::{FastLshIndex, FastMinHashSig};
-    /// let path = std::env::temp_dir().join(format!("txtfp-fast-doc-{}.idx", std::process::id()));
-    /// let mut idx = FastLshIndex::<8>::with_bands_rows(4, 2)?;
-    /// idx.insert(7, FastMinHashSig::empty());
-    /// idx.save(&path)?;
-    /// assert!(FastLshIndex::<8>::load(&path)?.contains(7));
-    /// # std::fs::remove_file(&path)?;
-    /// # Ok::<(), txtfp::Error>(())
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn save(&self, path: impl AsRef<std::path::Path>) -> Result<()> {
-        persist::save_atomically(path.as_ref(), |sink| self.write_to(sink))
-    }
-
-    /// Loads an index saved by [`save`](Self::save) into memory.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Io`] when the file cannot be read, and the errors of
-    /// [`from_bytes`](Self::from_bytes).
-    #[cfg(feature = "std")]
-    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self> {
-        Self::from_bytes(&std::fs::read(path.as_ref())?)
+    crate::lsh::persist::save_and_load! {
+        /// Saves the index to `path` atomically: the file is written beside it
+        /// under a temporary name, flushed, and renamed over `path`, so a crash
+        /// never leaves a half-written index where a good one was.
+        ///
+        /// ```
+        /// use txtfp::{LshIndex, MinHashSig};
+        /// let dir = std::env::temp_dir().join(format!("txtfp-doc-{}", std::process::id()));
+        /// std::fs::create_dir_all(&dir)?;
+        /// let path = dir.join("lsh.idx");
+        /// let mut idx = LshIndex::<8>::with_bands_rows(4, 2)?;
+        /// idx.insert(1, MinHashSig::empty());
+        /// idx.save(&path)?;
+        /// assert_eq!(LshIndex::<8>::load(&path)?.len(), 1);
+        /// # std::fs::remove_dir_all(&dir)?;
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        ///
+        /// The fast scheme's index the same way:
+        ///
+        /// ```
+        /// use txtfp::classical::minhash::{FastLshIndex, FastMinHashSig};
+        /// let path = std::env::temp_dir().join(format!("txtfp-fast-doc-{}.idx", std::process::id()));
+        /// let mut idx = FastLshIndex::<8>::with_bands_rows(4, 2)?;
+        /// idx.insert(7, FastMinHashSig::empty());
+        /// idx.save(&path)?;
+        /// assert!(FastLshIndex::<8>::load(&path)?.contains(7));
+        /// # std::fs::remove_file(&path)?;
+        /// # Ok::<(), txtfp::Error>(())
+        /// ```
     }
 }
 

@@ -53,8 +53,6 @@ pub(crate) mod token_hash;
 mod votes;
 mod wide;
 mod wide_fp;
-#[cfg(feature = "lsh")]
-mod wide_index;
 mod word_batch;
 
 #[cfg(feature = "interop")]
@@ -69,8 +67,9 @@ pub use sig::{SimHash64, cosine_estimate, hamming};
 pub(crate) use sketch::SimHashSketch;
 pub use streaming::SimHashStreaming;
 pub use wide::{SimHash16, SimHash32, SimHash128, SimHashBits};
+// The 128-bit index lives with the other indexes; these names stay here.
 #[cfg(feature = "lsh")]
-pub use wide_index::{MAX_128_DISTANCE, SimHash128Index};
+pub use crate::lsh::{MAX_128_DISTANCE, SimHash128Index};
 
 /// Version of the SimHash signature format. A [`SimHash64`] is a bare `u64`,
 /// so this number is not stored in it; it appears in

@@ -11,12 +11,7 @@ use crate::{
     classical::minhash::FastMinHashSig,
 };
 
-fn sig(x: u64) -> FastMinHashSig<8> {
-    FastMinHashSig {
-        hashes: [x, x, x, x, 1, 2, 3, x],
-        ..FastMinHashSig::empty()
-    }
-}
+use crate::lsh::tests::fast_sig as sig;
 
 #[test]
 fn forwards_and_keeps_the_type() {

@@ -4,18 +4,10 @@
 use alloc::vec;
 
 use super::*;
-use crate::{
-    Canonicalizer, Fingerprinter, LshIndexBuilder, WordTokenizer, classical::minhash::FastLshIndex,
-    classical::minhash::FastMinHashFingerprinter, classical::minhash::FastMinHashSig,
-};
-use crate::{Error, classical::minhash::FAST_SCHEMA};
+use crate::classical::minhash::{FAST_SCHEMA, FastLshIndex, FastMinHashFingerprinter};
+use crate::{Canonicalizer, Error, Fingerprinter, LshIndexBuilder, WordTokenizer};
 
-fn sig(x: u64) -> FastMinHashSig<8> {
-    FastMinHashSig {
-        hashes: [x, x, x, x, 1, 2, 3, x],
-        ..FastMinHashSig::empty()
-    }
-}
+use crate::lsh::tests::fast_sig as sig;
 
 #[test]
 fn forwards_and_keeps_the_type() {

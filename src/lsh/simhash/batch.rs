@@ -5,14 +5,14 @@
 //! a large batch sorted and merged straight into the sorted runs.
 
 use alloc::format;
-use alloc::vec::Vec;
 
-use super::index::{SimHashIndex, full_error};
-use super::table_key;
-use crate::lsh::batch::MIN_ROUND;
-use crate::{Error, Result, SimHash64};
+use super::index::{SimHashIndex, full_error, key_at};
+use super::width::SimHashWidth;
+use crate::lsh::batch::{Batch, apply_batch, apply_fresh};
+use crate::lsh::core::Core;
+use crate::{Error, Result};
 
-impl SimHashIndex {
+impl<F: SimHashWidth> SimHashIndex<F> {
     /// Inserts every `(id, fingerprint)` of `items`: the same index as
     /// calling [`insert`](Self::insert) on each in order, built several times
     /// faster.
@@ -32,10 +32,10 @@ impl SimHashIndex {
     #[track_caller]
     pub fn extend<I>(&mut self, items: I)
     where
-        I: IntoIterator<Item = (u64, SimHash64)>,
+        I: IntoIterator<Item = (u64, F)>,
     {
-        if let Err(e) = self.apply_batch(items, false) {
-            panic!("SimHashIndex::extend: {e}");
+        if let Err(e) = apply_batch(self, items, false) {
+            panic!("{}::extend: {e}", F::INDEX_NAME);
         }
     }
 
@@ -63,12 +63,14 @@ impl SimHashIndex {
     /// ```
     pub fn try_extend<I>(&mut self, items: I) -> Result<()>
     where
-        I: IntoIterator<Item = (u64, SimHash64)>,
+        I: IntoIterator<Item = (u64, F)>,
     {
-        let items: Vec<(u64, SimHash64)> = items.into_iter().collect();
-        self.core
-            .check_fresh(items.iter().map(|e| e.0), "SimHashIndex::try_extend")?;
-        self.apply_batch(items, false)
+        apply_fresh(
+            self,
+            items,
+            false,
+            &format!("{}::try_extend", F::INDEX_NAME),
+        )
     }
 
     /// [`extend`](Self::extend) with the table keys computed and the tables
@@ -81,10 +83,10 @@ impl SimHashIndex {
     #[track_caller]
     pub fn extend_par<I>(&mut self, items: I)
     where
-        I: IntoIterator<Item = (u64, SimHash64)>,
+        I: IntoIterator<Item = (u64, F)>,
     {
-        if let Err(e) = self.apply_batch(items, true) {
-            panic!("SimHashIndex::extend_par: {e}");
+        if let Err(e) = apply_batch(self, items, true) {
+            panic!("{}::extend_par: {e}", F::INDEX_NAME);
         }
     }
 
@@ -97,12 +99,14 @@ impl SimHashIndex {
     #[cfg(feature = "parallel")]
     pub fn try_extend_par<I>(&mut self, items: I) -> Result<()>
     where
-        I: IntoIterator<Item = (u64, SimHash64)>,
+        I: IntoIterator<Item = (u64, F)>,
     {
-        let items: Vec<(u64, SimHash64)> = items.into_iter().collect();
-        self.core
-            .check_fresh(items.iter().map(|e| e.0), "SimHashIndex::try_extend_par")?;
-        self.apply_batch(items, true)
+        apply_fresh(
+            self,
+            items,
+            true,
+            &format!("{}::try_extend_par", F::INDEX_NAME),
+        )
     }
 
     /// Adds every fingerprint of `other` to this index (shards built apart,
@@ -126,64 +130,50 @@ impl SimHashIndex {
     /// assert!(a.merge(&b).is_err()); // id 2 is already in `a`
     /// # Ok::<(), txtfp::Error>(())
     /// ```
-    pub fn merge(&mut self, other: &SimHashIndex) -> Result<()> {
-        if other.layout != self.layout {
+    pub fn merge(&mut self, other: &SimHashIndex<F>) -> Result<()> {
+        if other.layout != self.layout || other.k != self.k {
             return Err(Error::Config(format!(
-                "SimHashIndex::merge: cannot merge an index of {} tables for max distance {} \
+                "{}::merge: cannot merge an index of {} tables for max distance {} \
                  into one of {} tables for max distance {} (layouts differ)",
+                F::INDEX_NAME,
                 other.layout.tables(),
                 other.max_distance(),
                 self.layout.tables(),
                 self.max_distance()
             )));
         }
-        let items: Vec<(u64, SimHash64)> = other.iter().collect();
-        self.core
-            .check_fresh(items.iter().map(|e| e.0), "SimHashIndex::merge")?;
-        self.apply_batch(items, cfg!(feature = "parallel"))
+        let who = format!("{}::merge", F::INDEX_NAME);
+        apply_fresh(self, other.iter(), cfg!(feature = "parallel"), &who)
+    }
+}
+
+impl<F: SimHashWidth> Batch for SimHashIndex<F> {
+    type Item = F;
+
+    fn core(&mut self) -> &mut Core {
+        &mut self.core
     }
 
-    /// The three steps of the module doc, in rounds of at least
-    /// [`MIN_ROUND`] items (and at least the index size, so that each
-    /// round's merge stays amortised). On a full index, files what was taken
-    /// so far and then reports the error.
-    fn apply_batch<I>(&mut self, items: I, par: bool) -> Result<()>
-    where
-        I: IntoIterator<Item = (u64, SimHash64)>,
-    {
-        let mut items = items.into_iter().peekable();
-        let mut outcome = Ok(());
-        let mut pending: Vec<u32> = Vec::new();
-        while items.peek().is_some() && outcome.is_ok() {
-            let round = MIN_ROUND.max(self.len());
-            pending.clear();
-            for (id, h) in items.by_ref().take(round) {
-                if let Some(slot) = self.core.slot(id) {
-                    if self.fps[slot as usize] == h.0 {
-                        continue;
-                    }
-                    self.core.kill(id);
-                }
-                match self.place(id, h.0) {
-                    Some(slot) => pending.push(slot),
-                    None => {
-                        outcome = Err(full_error(1));
-                        break;
-                    }
-                }
-            }
-            // Ids repeated within the round left dead slots behind.
-            pending.retain(|&s| self.core.is_live(s));
-            self.file(&pending, par);
-        }
-        outcome
+    fn reserve(&mut self, n: usize) {
+        self.fps.reserve(n * F::LANES);
     }
 
-    /// Computes the keys of fresh live `slots` and files them.
+    fn refresh(&mut self, slot: u32, h: &F) -> bool {
+        self.fp(slot) == *h
+    }
+
+    fn place(&mut self, id: u64, h: F) -> Option<u32> {
+        SimHashIndex::place(self, id, h)
+    }
+
     fn file(&mut self, slots: &[u32], par: bool) {
         let (masks, fps) = (self.layout.masks(), &self.fps);
         self.core.link_computed(slots, par, |i, t| {
-            table_key(fps[slots[i] as usize], masks[t])
+            key_at(masks, |lane| fps[slots[i] as usize * F::LANES + lane], t)
         });
+    }
+
+    fn full() -> Error {
+        full_error::<F>(1)
     }
 }

@@ -62,11 +62,11 @@ impl MappedSimHashIndex {
     pub fn open(path: impl AsRef<std::path::Path>) -> Result<Self> {
         let (file, (layout, ids, fps, runs)) =
             MapFile::open(path.as_ref(), Kind::SimHash, |m, view| {
-                let parts = Parts::read(view)?;
+                let parts = Parts::read(view, 1)?;
                 Ok((
                     parts.layout,
                     m.range_of(parts.ids),
-                    m.range_of(parts.fps),
+                    m.range_of(parts.fps[0]),
                     m.runs_at(&parts.runs),
                 ))
             })?;
@@ -77,10 +77,6 @@ impl MappedSimHashIndex {
             runs,
             file,
         })
-    }
-
-    fn id_array(&self) -> &[u64] {
-        self.file.slice(&self.ids)
     }
 
     fn fp_array(&self) -> &[u64] {
@@ -97,25 +93,13 @@ impl MappedSimHashIndex {
         &self.layout
     }
 
-    /// Number of stored fingerprints.
-    pub fn len(&self) -> usize {
-        self.id_array().len()
-    }
-
-    /// Whether the index holds no fingerprint.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    crate::lsh::map_file::mapped_id_accessors!("fingerprint");
 
     /// The fingerprint stored under `id`.
     pub fn get(&self, id: u64) -> Option<SimHash64> {
-        let slot = self.id_array().binary_search(&id).ok()?;
-        self.fp_array().get(slot).map(|&f| SimHash64(f))
-    }
-
-    /// Whether a fingerprint is stored under `id`.
-    pub fn contains(&self, id: u64) -> bool {
-        self.id_array().binary_search(&id).is_ok()
+        self.fp_array()
+            .get(self.slot_of(id)?)
+            .map(|&f| SimHash64(f))
     }
 
     /// All `(id, fingerprint)` pairs, in ascending id order.

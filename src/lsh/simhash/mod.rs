@@ -30,10 +30,12 @@
 //!
 //! [`SimHashIndex::save`] writes the checksummed index file format shared
 //! with `LshIndex` (kind 2); [`SimHashIndex::load`] reads it back and, with
-//! the `mmap` feature, `MappedSimHashIndex` queries it in place.
-//! `SimHash128Index::save` writes kind 3, two 64-bit indexes in one file.
+//! the `mmap` feature, `MappedSimHashIndex` queries it in place. A
+//! [`SimHash128Index`] (the same index over [`SimHash128`], one set of
+//! tables per 64-bit half, see [`SimHashWidth`]) writes kind 3.
 //!
 //! [`SimHash64`]: crate::SimHash64
+//! [`SimHash128`]: crate::SimHash128
 
 mod batch;
 mod index;
@@ -44,25 +46,16 @@ mod query_batch;
 mod save;
 #[cfg(test)]
 mod tests;
+mod width;
 
-pub use index::SimHashIndex;
+pub use index::{SimHash128Index, SimHashIndex};
 pub use layout::{MAX_AUTO_DISTANCE, MAX_TABLES, MAX_VERIFIED_DISTANCE, SimHashLayout};
 #[cfg(feature = "mmap")]
 pub use mapped::MappedSimHashIndex;
+pub use width::{MAX_128_DISTANCE, SimHashWidth};
 
 /// The key of fingerprint bits `fp` in the table of `mask`.
 #[inline]
 pub(crate) fn table_key(fp: u64, mask: u64) -> u64 {
-    fmix64(fp & mask)
-}
-
-/// MurmurHash3's 64-bit finaliser: xor-shifts and odd multiplications, each
-/// invertible, so the whole map is a bijection.
-#[inline]
-fn fmix64(mut k: u64) -> u64 {
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    k ^= k >> 33;
-    k = k.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    k ^ (k >> 33)
+    crate::classical::hash::fmix64(fp & mask)
 }

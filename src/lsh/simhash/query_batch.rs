@@ -3,11 +3,11 @@
 
 use alloc::vec::Vec;
 
-use super::index::SimHashIndex;
-use crate::SimHash64;
+use super::index::{SimHashIndex, key_at};
+use super::width::SimHashWidth;
 use crate::lsh::prefetch::prefetch;
 
-impl SimHashIndex {
+impl<F: SimHashWidth> SimHashIndex<F> {
     /// [`query`](Self::query) of every fingerprint of `hashes`, in order;
     /// faster than one call per fingerprint.
     ///
@@ -19,26 +19,25 @@ impl SimHashIndex {
     /// let found = idx.query_batch(&[SimHash64(0b0011), SimHash64(0)]);
     /// assert_eq!(found, [vec![1], vec![1]]);
     /// ```
-    pub fn query_batch(&self, hashes: &[SimHash64]) -> Vec<Vec<u64>> {
+    pub fn query_batch(&self, hashes: &[F]) -> Vec<Vec<u64>> {
         let (k, masks) = (self.max_distance(), self.layout().masks());
         let mut found = Vec::with_capacity(hashes.len());
         self.core.candidates_each(
             hashes.len(),
             |q, keys| {
-                for (key, &m) in keys.iter_mut().zip(masks) {
-                    *key = super::table_key(hashes[q].0, m);
+                for (t, key) in keys.iter_mut().enumerate() {
+                    *key = key_at(masks, |i| hashes[q].lane(i), t);
                 }
             },
             |slots| {
                 for &s in slots {
-                    prefetch(&self.fps[s as usize]);
+                    prefetch(&self.fps[s as usize * F::LANES]);
                 }
             },
             |q, slots| {
-                let f = hashes[q].0;
                 let mut ids: Vec<u64> = slots
                     .iter()
-                    .filter(|&&s| (self.fps[s as usize] ^ f).count_ones() <= k)
+                    .filter(|&&s| self.distance(s, hashes[q]) <= k)
                     .map(|&s| self.core.id(s))
                     .collect();
                 ids.sort_unstable();
@@ -50,7 +49,7 @@ impl SimHashIndex {
 
     /// [`query_batch`](Self::query_batch) on the rayon thread pool.
     #[cfg(feature = "parallel")]
-    pub fn query_batch_par(&self, hashes: &[SimHash64]) -> Vec<Vec<u64>> {
+    pub fn query_batch_par(&self, hashes: &[F]) -> Vec<Vec<u64>> {
         use rayon::prelude::*;
         hashes
             .par_chunks(512)

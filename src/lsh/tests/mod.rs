@@ -10,12 +10,58 @@ use alloc::vec::Vec;
 use proptest::prelude::*;
 
 use super::{LshIndex, LshIndexBuilder, band_keys};
+use crate::classical::minhash::FastMinHashSig;
 use crate::{Error, MinHashSig, jaccard};
 
-fn sig<const H: usize>(hashes: [u64; H]) -> MinHashSig<H> {
+/// The default-scheme signature of `hashes`.
+pub(crate) fn sig<const H: usize>(hashes: [u64; H]) -> MinHashSig<H> {
     let mut s = MinHashSig::<H>::empty();
     s.hashes = hashes;
     s
+}
+
+/// The fast-scheme signature the fast-scheme tests share: `x` in bands 0, 1
+/// and the second half of band 3, constants in band 2 and the first half of
+/// band 3 (bands of two rows).
+pub(crate) fn fast_sig(x: u64) -> FastMinHashSig<8> {
+    FastMinHashSig {
+        hashes: [x, x, x, x, 1, 2, 3, x],
+        ..FastMinHashSig::empty()
+    }
+}
+
+/// Recomputes an index file's checksum after an edit, as a forger would.
+pub(crate) fn reseal(bytes: &mut [u8]) {
+    let body = bytes.len() - 16;
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
+    bytes[body..body + 8].copy_from_slice(&sum.to_le_bytes());
+}
+
+/// Asserts that `read` refuses every truncation and every single-bit flip
+/// (bit 4 of each byte) of the index file `bytes` as [`Error::Corrupt`].
+pub(crate) fn assert_damage_is_corrupt<T>(bytes: &[u8], read: impl Fn(&[u8]) -> crate::Result<T>) {
+    for len in 0..bytes.len() {
+        let err = read(&bytes[..len]).err();
+        assert!(matches!(err, Some(Error::Corrupt(_))), "len {len}: {err:?}");
+    }
+    for at in 0..bytes.len() {
+        let mut bad = bytes.to_vec();
+        bad[at] ^= 0x10;
+        let err = read(&bad).err();
+        assert!(matches!(err, Some(Error::Corrupt(_))), "byte {at}: {err:?}");
+    }
+}
+
+/// Every one-byte forgery of the index file `bytes` from offset `from` up to
+/// the trailer, resealed so that only structural checks can catch it:
+/// `(offset, forged file)`.
+pub(crate) fn forgeries(bytes: &[u8], from: usize) -> impl Iterator<Item = (usize, Vec<u8>)> + '_ {
+    (from..bytes.len() - 16).map(move |at| {
+        let mut bad = bytes.to_vec();
+        bad[at] = bad[at].wrapping_add(0x41);
+        reseal(&mut bad);
+        (at, bad)
+    })
 }
 
 /// Brute-force reference: what `LshIndex` must answer, ignoring XXH3

@@ -5,14 +5,8 @@ use alloc::vec::Vec;
 use proptest::prelude::*;
 
 use super::super::LshIndex;
+use super::{assert_damage_is_corrupt, forgeries, sig};
 use crate::{Error, MinHashSig};
-
-fn sig<const H: usize>(hashes: [u64; H]) -> MinHashSig<H> {
-    MinHashSig {
-        hashes,
-        ..MinHashSig::empty()
-    }
-}
 
 /// A small index with removals and replacements, so that runs, hash tables
 /// and dead slots are all present when it is saved.
@@ -80,24 +74,7 @@ fn every_truncation_and_bit_flip_is_an_error() {
     for i in 0..5u64 {
         idx.insert(i, sig([i, 1, 2, 3, i, 5, 6, 7]));
     }
-    let bytes = idx.to_bytes();
-    for len in 0..bytes.len() {
-        let err = LshIndex::<8>::from_bytes(&bytes[..len]).unwrap_err();
-        assert!(matches!(err, Error::Corrupt(_)), "len {len}: {err}");
-    }
-    for at in 0..bytes.len() {
-        let mut bad = bytes.clone();
-        bad[at] ^= 0x10;
-        let err = LshIndex::<8>::from_bytes(&bad).unwrap_err();
-        assert!(matches!(err, Error::Corrupt(_)), "byte {at}: {err}");
-    }
-}
-
-/// Recomputes the checksum after an edit, as a forger would.
-fn reseal(bytes: &mut [u8]) {
-    let body = bytes.len() - 16;
-    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
-    bytes[body..body + 8].copy_from_slice(&sum.to_le_bytes());
+    assert_damage_is_corrupt(&idx.to_bytes(), LshIndex::<8>::from_bytes);
 }
 
 #[test]
@@ -110,10 +87,7 @@ fn forged_files_fail_structural_checks() {
     // Every single-byte change past the header, resealed, must be caught
     // by a structural check or leave a readable index — never panic.
     let mut caught = 0;
-    for at in 64..bytes.len() - 16 {
-        let mut bad = bytes.clone();
-        bad[at] = bad[at].wrapping_add(0x41);
-        reseal(&mut bad);
+    for (at, bad) in forgeries(&bytes, 64) {
         match LshIndex::<8>::from_bytes(&bad) {
             Err(Error::Corrupt(_) | Error::Config(_)) => caught += 1,
             Err(e) => panic!("byte {at}: unexpected error {e}"),

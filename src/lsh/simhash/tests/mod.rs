@@ -4,7 +4,7 @@
 
 mod layout;
 mod persist;
-mod persist128;
+mod wide;
 
 use alloc::format;
 use alloc::string::ToString;
@@ -372,7 +372,7 @@ fn accessors_errors_and_debug() {
         "SimHashIndex { max_distance: 3, tables: 16, min_key_bits: 28, len: 1 }"
     );
     assert!(matches!(
-        SimHashIndex::with_max_distance(8),
+        SimHashIndex::<SimHash64>::with_max_distance(8),
         Err(Error::Config(_))
     ));
     assert_eq!(idx.remove(9), Some(SimHash64(0b1111)));

@@ -1,13 +1,15 @@
-//! Persistence tests of [`SimHashIndex`]: round trips, damaged and forged
-//! files, and the memory-mapped reader.
+//! Persistence tests of [`SimHashIndex`] at both widths: round trips,
+//! damaged, forged and mismatched files, and the memory-mapped reader.
 
+use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use proptest::prelude::*;
 
 use super::super::table_key;
-use super::super::{SimHashIndex, SimHashLayout};
-use crate::{Error, SimHash64};
+use super::super::{SimHashIndex, SimHashLayout, SimHashWidth};
+use crate::lsh::tests::{assert_damage_is_corrupt, forgeries, reseal};
+use crate::{Error, SimHash64, SimHash128, SimHash128Index};
 
 /// An index with removals and replacements, so that runs, hash tables and
 /// dead slots are all present when it is saved.
@@ -48,10 +50,20 @@ fn answers(idx: &SimHashIndex) -> Answers {
         .collect()
 }
 
-fn sorted_items(idx: &SimHashIndex) -> Vec<(u64, SimHash64)> {
+fn sorted_items<F: SimHashWidth>(idx: &SimHashIndex<F>) -> Vec<(u64, F)> {
     let mut v: Vec<_> = idx.iter().collect();
     v.sort_unstable_by_key(|e| e.0);
     v
+}
+
+/// Every stored fingerprint within `k` bits of `h`, by scanning.
+fn scan<F: SimHashWidth>(idx: &SimHashIndex<F>, h: F, k: u32) -> Vec<u64> {
+    idx.iter()
+        .filter(|&(_, g)| g.hamming(h) <= k)
+        .map(|(id, _)| id)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 #[test]
@@ -65,7 +77,7 @@ fn bytes_round_trip_answers_the_same() {
     ];
     for (seed, layout) in [1u64, 2, 3, 99, 5].into_iter().zip(layouts) {
         let idx = messy_index(seed, layout.clone());
-        let back = SimHashIndex::from_bytes(&idx.to_bytes()).unwrap();
+        let back = SimHashIndex::<SimHash64>::from_bytes(&idx.to_bytes()).unwrap();
         assert_eq!(back.layout(), &layout);
         assert_eq!(sorted_items(&back), sorted_items(&idx));
         assert_eq!(answers(&back), answers(&idx));
@@ -77,7 +89,7 @@ fn bytes_round_trip_answers_the_same() {
     let mut buf = alloc::vec![0u8];
     buf.extend(idx.to_bytes());
     assert_eq!(
-        answers(&SimHashIndex::from_bytes(&buf[1..]).unwrap()),
+        answers(&SimHashIndex::<SimHash64>::from_bytes(&buf[1..]).unwrap()),
         answers(&idx)
     );
 }
@@ -88,24 +100,7 @@ fn every_truncation_and_bit_flip_is_an_error() {
     for i in 0..5u64 {
         idx.insert(i, SimHash64(i << 30 | i));
     }
-    let bytes = idx.to_bytes();
-    for len in 0..bytes.len() {
-        let err = SimHashIndex::from_bytes(&bytes[..len]).unwrap_err();
-        assert!(matches!(err, Error::Corrupt(_)), "len {len}: {err}");
-    }
-    for at in 0..bytes.len() {
-        let mut bad = bytes.clone();
-        bad[at] ^= 0x10;
-        let err = SimHashIndex::from_bytes(&bad).unwrap_err();
-        assert!(matches!(err, Error::Corrupt(_)), "byte {at}: {err}");
-    }
-}
-
-/// Recomputes the checksum after an edit, as a forger would.
-fn reseal(bytes: &mut [u8]) {
-    let body = bytes.len() - 16;
-    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
-    bytes[body..body + 8].copy_from_slice(&sum.to_le_bytes());
+    assert_damage_is_corrupt(&idx.to_bytes(), SimHashIndex::<SimHash64>::from_bytes);
 }
 
 #[test]
@@ -116,11 +111,8 @@ fn forged_files_are_refused_or_still_exact() {
     }
     let bytes = idx.to_bytes();
     let mut caught = 0;
-    for at in 16..bytes.len() - 16 {
-        let mut bad = bytes.clone();
-        bad[at] = bad[at].wrapping_add(0x41);
-        reseal(&mut bad);
-        match SimHashIndex::from_bytes(&bad) {
+    for (at, bad) in forgeries(&bytes, 16) {
+        match SimHashIndex::<SimHash64>::from_bytes(&bad) {
             Err(Error::Corrupt(_)) => caught += 1,
             Err(e) => panic!("byte {at}: unexpected error {e}"),
             Ok(back) => {
@@ -128,14 +120,7 @@ fn forged_files_are_refused_or_still_exact() {
                 // id that stays in order): the loaded index must still be an
                 // exact index of what it holds.
                 for (_, h) in back.iter() {
-                    let want: Vec<u64> = back
-                        .iter()
-                        .filter(|(_, g)| (g.0 ^ h.0).count_ones() <= 2)
-                        .map(|(id, _)| id)
-                        .collect::<alloc::collections::BTreeSet<_>>()
-                        .into_iter()
-                        .collect();
-                    assert_eq!(back.query(&h), want, "byte {at}");
+                    assert_eq!(back.query(&h), scan(&back, h, 2), "byte {at}");
                 }
             }
         }
@@ -161,7 +146,9 @@ fn forged_layouts_and_keys_are_refused() {
     // (which table 1 keys on) to no table.
     bad[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
     reseal(&mut bad);
-    let err = SimHashIndex::from_bytes(&bad).unwrap_err().to_string();
+    let err = SimHashIndex::<SimHash64>::from_bytes(&bad)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not a complete layout"), "{err}");
     // A key that is not its fingerprint's key.
     let key = table_key(5, 0xffff_ffff).to_le_bytes();
@@ -169,7 +156,9 @@ fn forged_layouts_and_keys_are_refused() {
     let mut bad = bytes.clone();
     bad[at] ^= 1;
     reseal(&mut bad);
-    let err = SimHashIndex::from_bytes(&bad).unwrap_err().to_string();
+    let err = SimHashIndex::<SimHash64>::from_bytes(&bad)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("does not match its fingerprint") || err.contains("not a sorted run"),
         "{err}"
@@ -179,7 +168,7 @@ fn forged_layouts_and_keys_are_refused() {
         .unwrap()
         .to_bytes();
     assert!(matches!(
-        SimHashIndex::from_bytes(&lsh),
+        SimHashIndex::<SimHash64>::from_bytes(&lsh),
         Err(Error::Corrupt(_))
     ));
 }
@@ -260,8 +249,133 @@ proptest! {
                 idx.insert(id, SimHash64((f & 0xf00f) | f << 50));
             }
         }
-        let back = SimHashIndex::from_bytes(&idx.to_bytes()).unwrap();
+        let back = SimHashIndex::<SimHash64>::from_bytes(&idx.to_bytes()).unwrap();
         prop_assert_eq!(answers(&back), answers(&idx));
         prop_assert_eq!(sorted_items(&back), sorted_items(&idx));
     }
+}
+
+// 128-bit fingerprints: kind 3 files, two lanes of tables.
+
+fn small_index() -> SimHash128Index {
+    let mut idx = SimHash128Index::with_max_distance(3).unwrap();
+    for i in 0..6u64 {
+        let v = u128::from(i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        idx.insert(i * 5, SimHash128(v | (v << 64)));
+    }
+    idx
+}
+
+proptest! {
+    #[test]
+    fn round_trip_after_random_traffic_128(
+        k in 0u32..=9,
+        ops in prop::collection::vec((0u64..60, any::<u128>(), any::<bool>()), 0..120),
+        probes in prop::collection::vec(any::<u128>(), 1..8),
+        compact in any::<bool>(),
+    ) {
+        let mut idx = SimHash128Index::with_max_distance(k).unwrap();
+        for &(id, v, remove) in &ops {
+            // Few distinct patterns, so neighbours exist.
+            let v = v & 0x0f0f_0000_0000_0000_00ff_0000_0000_f00f;
+            if remove { idx.remove(id); } else { idx.insert(id, SimHash128(v)); }
+        }
+        if compact { idx.compact(); }
+        let back = SimHash128Index::from_bytes(&idx.to_bytes()).unwrap();
+        prop_assert_eq!(back.max_distance(), k);
+        prop_assert_eq!(back.len(), idx.len());
+        prop_assert_eq!(sorted_items(&back), sorted_items(&idx));
+        for p in probes.iter().map(|&p| SimHash128(p & 0x0f0f_0000_0000_0000_00ff_0000_0000_f00f)) {
+            prop_assert_eq!(back.query(&p), idx.query(&p));
+            prop_assert_eq!(back.query(&p), scan(&idx, p, k));
+            prop_assert_eq!(back.query_within(&p, k / 2).unwrap(), idx.query_within(&p, k / 2).unwrap());
+        }
+        // The loaded index keeps working as a mutable index.
+        let mut back = back;
+        back.insert(1_000, SimHash128(0));
+        prop_assert_eq!(back.get(1_000), Some(SimHash128(0)));
+    }
+}
+
+#[test]
+fn every_truncation_and_bit_flip_of_a_128_bit_file_is_an_error() {
+    assert_damage_is_corrupt(&small_index().to_bytes(), SimHash128Index::from_bytes);
+}
+
+#[test]
+fn forged_128_bit_files_are_refused_or_still_exact() {
+    let bytes = small_index().to_bytes();
+    let mut caught = 0;
+    for (at, bad) in forgeries(&bytes, 16) {
+        match SimHash128Index::from_bytes(&bad) {
+            Err(Error::Corrupt(_)) => caught += 1,
+            Err(e) => panic!("byte {at}: unexpected error {e}"),
+            Ok(back) => {
+                for (_, h) in back.iter() {
+                    let k = back.max_distance();
+                    assert_eq!(back.query(&h), scan(&back, h, k), "byte {at}");
+                }
+            }
+        }
+    }
+    assert!(caught > bytes.len() / 2, "{caught} of {}", bytes.len());
+}
+
+#[test]
+fn a_high_half_that_does_not_match_its_keys_is_refused() {
+    let mut idx = SimHash128Index::new();
+    idx.insert(1, SimHash128(0x1234_5678_9abc_def0_u128 << 64 | 7));
+    let bytes = idx.to_bytes();
+    // The high half's fingerprint: change one bit of it and reseal.
+    let hi = 0x1234_5678_9abc_def0_u64.to_le_bytes();
+    let at = bytes.windows(8).position(|w| w == hi).unwrap();
+    let mut bad = bytes.clone();
+    bad[at] ^= 1;
+    reseal(&mut bad);
+    let err = SimHash128Index::from_bytes(&bad).unwrap_err().to_string();
+    assert!(err.contains("does not match its fingerprint"), "{err}");
+}
+
+#[test]
+fn other_kinds_and_radii_are_refused() {
+    let mut one = SimHashIndex::new();
+    one.insert(1, SimHash64(3));
+    let err = SimHash128Index::from_bytes(&one.to_bytes()).unwrap_err();
+    assert!(err.to_string().contains("expected 3"), "{err}");
+    let err = SimHashIndex::<SimHash64>::from_bytes(&small_index().to_bytes()).unwrap_err();
+    assert!(err.to_string().contains("expected 2"), "{err}");
+    // A radius above the 128-bit limit in the header.
+    let mut bad = small_index().to_bytes();
+    bad[16..24].copy_from_slice(&16u64.to_le_bytes());
+    reseal(&mut bad);
+    let err = SimHash128Index::from_bytes(&bad).unwrap_err().to_string();
+    assert!(err.contains("exceeds the 128-bit limit"), "{err}");
+    // A radius whose half does not fit the stored layout.
+    let mut bad = small_index().to_bytes();
+    bad[16..24].copy_from_slice(&9u64.to_le_bytes());
+    reseal(&mut bad);
+    let err = SimHash128Index::from_bytes(&bad).unwrap_err().to_string();
+    assert!(err.contains("layout"), "{err}");
+}
+
+#[cfg(feature = "std")]
+#[test]
+fn save_and_load_128() {
+    let dir = std::env::temp_dir().join(alloc::format!("txtfp-sim128-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("idx");
+    let idx = small_index();
+    idx.save(&path).unwrap();
+    let back = SimHash128Index::load(&path).unwrap();
+    assert_eq!(sorted_items(&back), sorted_items(&idx));
+    std::fs::write(&path, b"not an index").unwrap();
+    assert!(matches!(
+        SimHash128Index::load(&path),
+        Err(Error::Corrupt(_))
+    ));
+    assert!(matches!(
+        SimHash128Index::load(dir.join("missing")),
+        Err(Error::Io(_))
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

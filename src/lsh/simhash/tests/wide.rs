@@ -1,4 +1,9 @@
-use super::*;
+//! Index tests of the 128-bit width: queries against a linear scan,
+//! replacement, removal and errors.
+
+use alloc::vec::Vec;
+
+use crate::{SimHash128, SimHash128Index};
 use proptest::prelude::*;
 
 fn scan(items: &[(u64, SimHash128)], h: SimHash128, k: u32) -> Vec<(u64, u32)> {
