@@ -77,7 +77,7 @@ pub(crate) fn check_count(n: usize) -> Result<()> {
 }
 
 /// The message every built-in fingerprinter gives a document without tokens.
-const EMPTY_DOCUMENT: &str = "empty document";
+pub(crate) const EMPTY_DOCUMENT: &str = "empty document";
 
 /// Fingerprints every text with `fp(text, buffer)`. A document without
 /// tokens becomes `None` unless the policy is [`EmptyDocuments::Error`];

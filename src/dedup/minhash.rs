@@ -170,6 +170,11 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
         self.verification
     }
 
+    /// The policy for documents without tokens.
+    pub fn empty_documents(&self) -> EmptyDocuments {
+        self.empty
+    }
+
     /// The banding a run uses: the one set with
     /// [`with_banding`](Self::with_banding), else
     /// [`LshIndexBuilder::for_recall`]`(threshold, H,`

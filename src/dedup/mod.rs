@@ -46,6 +46,8 @@
 mod banding;
 mod engine;
 mod exact;
+#[cfg(feature = "external")]
+pub mod external;
 mod minhash;
 mod report;
 #[cfg(feature = "simhash")]

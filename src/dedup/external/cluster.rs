@@ -1,0 +1,139 @@
+//! Stage 4: connected components of the verified links.
+//!
+//! Union-find that always hangs the larger root under the smaller, so a
+//! component's root is its smallest position, the document it keeps. The
+//! components do not depend on the order the links come in, so the result
+//! is the same for any thread count or memory budget. Memory: 4 bytes per
+//! document.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+
+use super::records::{EdgeRec, MemberRec};
+use super::runs::{Spiller, for_each_merged};
+use super::sketch::{Sketch, summary_value};
+use super::workdir::{Bits, WorkDir, io_error};
+use super::{ExternalOptions, pairs::Pairs, verify::Verified};
+use crate::Result;
+
+pub(super) const STAGE: &str = "cluster";
+
+/// Marks "no cluster" / "no document" in the cluster file.
+pub(super) const NONE: u32 = u32::MAX;
+
+/// What the cluster stage leaves: per position its cluster and kept
+/// document (`clusters.bin`), and the members sorted by cluster.
+pub(super) struct Clustered {
+    pub(super) clusters: u64,
+    pub(super) dropped: u64,
+}
+
+/// Runs stage 4, or reads its summary when it already finished.
+pub(super) fn run(
+    work: &WorkDir,
+    sk: &Sketch,
+    pairs: &Pairs,
+    verified: &Verified,
+    options: &ExternalOptions,
+) -> Result<(Clustered, bool)> {
+    if let Some(summary) = work.marker(STAGE)? {
+        return Ok((
+            Clustered {
+                clusters: summary_value(&summary, "clusters")?,
+                dropped: summary_value(&summary, "dropped")?,
+            },
+            true,
+        ));
+    }
+    let dir = work.stage_dir(STAGE, true)?;
+    let n = sk.documents as usize;
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    let mut links = pairs.copy_runs()?;
+    links.extend(verified.edge_runs()?);
+    let mut done = 0u64;
+    for_each_merged::<EdgeRec>(&links, |e| {
+        union(&mut parent, e.doc, e.other);
+        done += 1;
+        if done % (1 << 22) == 0 {
+            options.report(STAGE, done, 0);
+        }
+        Ok(())
+    })?;
+
+    // Roots are the smallest members, so one ascending pass settles every
+    // position: its parent's root is already final.
+    let has_member = Bits::new(n);
+    for i in 0..n {
+        let p = parent[i] as usize;
+        if p != i {
+            parent[i] = parent[p];
+            has_member.set(parent[i]);
+        }
+    }
+    let path = dir.join("clusters.bin");
+    let file = File::create(&path).map_err(|e| io_error(&path, "cannot create", e))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut members = Spiller::<MemberRec>::new(&dir, "members", options.memory() / 4 / 8);
+    let (mut clusters, mut dropped) = (0u32, 0u64);
+    for i in 0..n {
+        let root = parent[i] as usize;
+        let (cluster, kept) = if root == i {
+            if has_member.get(i as u32) {
+                // A root's slot is no longer needed as a parent: it now
+                // holds the cluster's number for its later members.
+                parent[i] = clusters;
+                clusters += 1;
+                (parent[i], i as u32)
+            } else {
+                (NONE, NONE)
+            }
+        } else {
+            dropped += 1;
+            (parent[root], root as u32)
+        };
+        if cluster != NONE {
+            members.push(MemberRec {
+                cluster,
+                pos: i as u32,
+            })?;
+        }
+        let mut rec = [0u8; 8];
+        rec[..4].copy_from_slice(&cluster.to_le_bytes());
+        rec[4..].copy_from_slice(&kept.to_le_bytes());
+        out.write_all(&rec)
+            .map_err(|e| io_error(&path, "cannot write", e))?;
+    }
+    drop(parent);
+    members.finish()?;
+    let file = out
+        .into_inner()
+        .map_err(|e| io_error(&path, "cannot write", e.into_error()))?;
+    file.sync_data()
+        .map_err(|e| io_error(&path, "cannot write", e))?;
+    work.finish(STAGE, &format!("clusters {clusters}\ndropped {dropped}\n"))?;
+    Ok((
+        Clustered {
+            clusters: u64::from(clusters),
+            dropped,
+        },
+        false,
+    ))
+}
+
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        let grand = parent[parent[x as usize] as usize];
+        parent[x as usize] = grand;
+        x = grand;
+    }
+    x
+}
+
+/// Joins the sets of `a` and `b` under the smaller root.
+fn union(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        let (small, large) = (ra.min(rb), ra.max(rb));
+        parent[large as usize] = small;
+    }
+}

@@ -1,0 +1,301 @@
+//! Out-of-core deduplication: corpora larger than memory, in bounded memory,
+//! resumable after a kill.
+//!
+//! [`MinHashDedup::run_external`] gives the clusters
+//! [`MinHashDedup::run`](super::MinHashDedup::run) gives, for any memory
+//! budget and thread count, while holding only a budgeted share of the
+//! corpus's fingerprints in memory. It reads the corpus twice through a
+//! [`DocumentSource`] and keeps everything else in a work directory:
+//!
+//! 1. **sketch**: every document is fingerprinted on the thread pool; its
+//!    content key (XXH3-128 of the text) and its band keys are buffered and
+//!    written as sorted runs whenever the buffer reaches its share of the
+//!    budget; ids go to an id file.
+//! 2. **pairs**: the content runs are merged (exact copies link to the first
+//!    copy), then each band's runs are merged on its own thread; every
+//!    bucket gives the pairs (representative, member), the representative
+//!    being its smallest position, never all pairs of a bucket. The pairs
+//!    are written as runs sorted by their later document.
+//! 3. **verify**: a second pass over the corpus computes the token sets (or,
+//!    for estimated verification, the signatures) of the documents in
+//!    candidate pairs only, parks the representatives' on disk, and checks
+//!    each pair as its later document goes by.
+//! 4. **cluster**: union-find over the verified links, by smallest position,
+//!    so every cluster's root is the document it keeps; the result does not
+//!    depend on the order of the links, hence not on threads or budget.
+//!
+//! Each stage ends with a marker file; a run started again with the same
+//! settings, input and work directory skips the finished stages. The report
+//! streams the decisions from the work directory in input order.
+//!
+//! ```
+//! use txtfp::dedup::MinHashDedup;
+//! use txtfp::dedup::external::{ExternalOptions, TextSource};
+//! let texts = [
+//!     "the quick brown fox jumps over the lazy dog near the river bank today",
+//!     "an entirely different document about astronomy and distant galaxies",
+//!     "The quick brown fox jumps over the lazy dog near the river bank today!",
+//! ];
+//! let dir = std::env::temp_dir().join(format!("txtfp-doc-external-{}", std::process::id()));
+//! # let _ = std::fs::remove_dir_all(&dir);
+//! let report = MinHashDedup::new()
+//!     .run_external(&TextSource::new(&texts), &ExternalOptions::new(&dir))?;
+//! let kept: Vec<u64> = report
+//!     .decisions()?
+//!     .filter_map(|d| d.map(|d| d.keep.then_some(d.position)).transpose())
+//!     .collect::<Result<_, _>>()?;
+//! assert_eq!(kept, [0, 1]);
+//! assert_eq!(report.stats.dropped, 1);
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod cluster;
+mod pairs;
+mod records;
+mod report;
+mod runs;
+mod sketch;
+mod source;
+mod verify;
+mod workdir;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+pub use report::{Decisions, ExternalCluster, ExternalDecision, ExternalReport, Ids, StageReport};
+pub use source::{DocumentSource, SourceDoc, TextSource};
+
+use super::{DedupStats, MinHashDedup, MinHashScheme};
+use crate::classical::FingerprintBatch;
+use crate::classical::minhash::{FastMinHashFingerprinter, Scheme};
+use crate::{MinHashSig, Result, Tokenizer};
+use workdir::WorkDir;
+
+/// The default memory budget: 1 GiB.
+pub const DEFAULT_MEMORY: usize = 1 << 30;
+
+/// Smallest budget accepted (64 KiB): below it the runs get so small that
+/// merging them costs more than it saves.
+pub const MIN_MEMORY: usize = 64 << 10;
+
+/// What a progress callback is told: a stage, and how far it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StageProgress {
+    /// `"sketch"`, `"pairs"`, `"verify"` or `"cluster"`.
+    pub stage: &'static str,
+    /// Work done: input bytes for the passes over the corpus, records for
+    /// the merges.
+    pub done: u64,
+    /// Work in all, `0` when not known.
+    pub total: u64,
+}
+
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(StageProgress) + Send + Sync>;
+
+/// Where and within what memory an out-of-core run works.
+#[derive(Clone)]
+pub struct ExternalOptions {
+    work_dir: PathBuf,
+    memory: usize,
+    progress: Option<ProgressFn>,
+}
+
+impl core::fmt::Debug for ExternalOptions {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ExternalOptions")
+            .field("work_dir", &self.work_dir)
+            .field("memory", &self.memory)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl ExternalOptions {
+    /// A run in `work_dir` (created if missing) with [`DEFAULT_MEMORY`].
+    pub fn new(work_dir: impl AsRef<Path>) -> Self {
+        Self {
+            work_dir: work_dir.as_ref().to_path_buf(),
+            memory: DEFAULT_MEMORY,
+            progress: None,
+        }
+    }
+
+    /// The memory budget in bytes, at least [`MIN_MEMORY`]. It bounds the
+    /// buffers of the stages (sorted runs, pair lists); the clustering
+    /// stage also holds 4 bytes per document and the verification stage 16
+    /// bytes per representative document, and the source holds its own
+    /// read-ahead.
+    #[must_use]
+    pub fn with_memory(mut self, bytes: usize) -> Self {
+        self.memory = bytes.max(MIN_MEMORY);
+        self
+    }
+
+    /// Calls `f` as each stage advances (from worker threads too).
+    #[must_use]
+    pub fn with_progress(mut self, f: ProgressFn) -> Self {
+        self.progress = Some(f);
+        self
+    }
+
+    /// The work directory.
+    pub fn work_dir(&self) -> &Path {
+        &self.work_dir
+    }
+
+    /// The memory budget in bytes.
+    pub fn memory(&self) -> usize {
+        self.memory
+    }
+
+    pub(crate) fn report(&self, stage: &'static str, done: u64, total: u64) {
+        if let Some(p) = &self.progress {
+            p(StageProgress { stage, done, total });
+        }
+    }
+}
+
+impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
+    /// [`run_texts`](Self::run_texts) for a corpus read from `source`
+    /// through a work directory, in the memory `options` allow: the same
+    /// clusters, kept documents and `duplicate_of` for any budget and thread
+    /// count (see the [module documentation](self::super::external)).
+    /// Documents are numbered by their position in the source. The kept
+    /// document of a cluster is its first; [`run_by_priority`](Self::run_by_priority)
+    /// has no out-of-core form, and pairs are not recorded. A document's
+    /// similarity in the report is that of its best verified link (the
+    /// in-memory report gives the similarity to the kept document).
+    ///
+    /// Started again after an interruption with the same settings, source
+    /// and work directory, the run resumes after the last finished stage.
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run) for settings and documents (a document is named
+    /// by its position and id); [`Error::Io`](crate::Error::Io) naming the
+    /// file for a failing read or write (a full disk included: the work
+    /// directory stays resumable); [`Error::InvalidInput`](crate::Error::InvalidInput)
+    /// when the work directory holds another run or a source's second pass
+    /// differs from its first; [`Error::Corrupt`](crate::Error::Corrupt) for
+    /// damaged work files.
+    pub fn run_external<D: DocumentSource + ?Sized>(
+        &self,
+        source: &D,
+        options: &ExternalOptions,
+    ) -> Result<ExternalReport> {
+        let banding = self.banding()?;
+        self.fingerprinter().canonicalizer().check()?;
+        self.fingerprinter().tokenizer().validate()?;
+        let fp = self.fingerprinter();
+        match self.scheme() {
+            MinHashScheme::Default => self.external_with(fp, banding, source, options),
+            MinHashScheme::Fast => {
+                let fast = FastMinHashFingerprinter::<&T, H>::new(
+                    fp.canonicalizer().clone(),
+                    fp.tokenizer(),
+                )
+                .with_seed(fp.seed());
+                self.external_with(&fast, banding, source, options)
+            }
+        }
+    }
+
+    fn external_with<F, S, D>(
+        &self,
+        fp: &F,
+        banding: crate::LshIndexBuilder,
+        source: &D,
+        options: &ExternalOptions,
+    ) -> Result<ExternalReport>
+    where
+        F: FingerprintBatch<Output = MinHashSig<H, S>> + Sync,
+        S: Scheme,
+        D: DocumentSource + ?Sized,
+    {
+        let identity = format!(
+            "txtfp external dedup 1\nconfig {:016x} scheme {:?} H {H} bands {} rows {} \
+             threshold {} verification {:?} empty {:?}\ninput {}\n",
+            self.fingerprinter().config_hash(),
+            self.scheme(),
+            banding.bands,
+            banding.rows,
+            self.threshold(),
+            self.verification(),
+            self.empty_documents(),
+            source.identity()
+        );
+        let work = WorkDir::open(options.work_dir(), &identity)?;
+        let mut stages = Vec::with_capacity(4);
+        let mut timed = |name: &'static str, resumed: bool, start: Instant, work: &WorkDir| {
+            stages.push(StageReport {
+                name,
+                seconds: start.elapsed().as_secs_f64(),
+                resumed,
+                peak_rss: workdir::peak_rss(),
+                work_dir_bytes: work.size(),
+            });
+            workdir::reset_peak_rss();
+        };
+        workdir::reset_peak_rss();
+
+        let start = Instant::now();
+        let (sk, resumed) = sketch::run(
+            &work,
+            fp,
+            banding.bands,
+            banding.rows,
+            self.empty_documents(),
+            source,
+            options,
+        )?;
+        timed("sketch", resumed, start, &work);
+
+        let start = Instant::now();
+        let (pr, resumed) = pairs::run(&work, &sk, banding.bands, options)?;
+        timed("pairs", resumed, start, &work);
+
+        let start = Instant::now();
+        let ctx = verify::Context {
+            dedup: self,
+            fp,
+            source,
+            options,
+        };
+        let (vr, resumed) = verify::run(&work, &sk, &pr, &ctx)?;
+        timed("verify", resumed, start, &work);
+
+        let start = Instant::now();
+        let (cr, resumed) = cluster::run(&work, &sk, &pr, &vr, options)?;
+        timed("cluster", resumed, start, &work);
+
+        let empty_dropped = if self.empty_documents() == super::EmptyDocuments::Drop {
+            sk.empty
+        } else {
+            0
+        };
+        let stats = DedupStats {
+            documents: sk.documents as usize,
+            kept: (sk.documents - cr.dropped - empty_dropped) as usize,
+            dropped: (cr.dropped + empty_dropped) as usize,
+            clusters: cr.clusters as usize,
+            empty: sk.empty as usize,
+            candidate_pairs: vr.candidates + pr.copies,
+            compared_pairs: vr.candidates,
+            verified_pairs: vr.verified + pr.copies,
+        };
+        Ok(ExternalReport::new(
+            work.root().to_path_buf(),
+            sk.documents,
+            sk.bytes,
+            self.empty_documents(),
+            stats,
+            stages,
+        ))
+    }
+}

@@ -1,0 +1,318 @@
+//! The result of an out-of-core run, read from its work directory.
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use super::cluster::NONE;
+use super::records::{EdgeRec, MemberRec};
+use super::runs::Merge;
+use super::sketch::runs_with_prefix;
+use super::workdir::{Bits, io_error, read_exact_at};
+use crate::dedup::{DedupStats, EmptyDocuments, Similarity};
+use crate::{Error, Result};
+
+/// How long one stage took and what it used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageReport {
+    /// `"sketch"`, `"pairs"`, `"verify"` or `"cluster"`.
+    pub name: &'static str,
+    /// Wall-clock seconds (near zero when `resumed`).
+    pub seconds: f64,
+    /// The stage had finished in an earlier, interrupted run.
+    pub resumed: bool,
+    /// Peak resident memory of the process during the stage, in bytes
+    /// (Linux; `None` elsewhere).
+    pub peak_rss: Option<u64>,
+    /// Bytes in the work directory when the stage ended.
+    pub work_dir_bytes: u64,
+}
+
+/// The decision on one document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExternalDecision {
+    /// Its position in the source, from 0.
+    pub position: u64,
+    /// Whether it is kept.
+    pub keep: bool,
+    /// The kept document of its cluster, when it is dropped as a duplicate.
+    pub duplicate_of: Option<u64>,
+    /// Its cluster's number (clusters are numbered by their first member).
+    pub cluster: Option<u64>,
+    /// The document of its best verified link (highest similarity, then
+    /// smallest position), when it is in a cluster.
+    pub matched: Option<u64>,
+    /// The similarity of that link.
+    pub similarity: Option<Similarity>,
+    /// It yielded no token.
+    pub empty: bool,
+}
+
+/// A cluster of two or more documents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternalCluster {
+    /// Its number.
+    pub number: u64,
+    /// The kept document's position (the first member).
+    pub kept: u64,
+    /// Every member's position, ascending.
+    pub members: Vec<u64>,
+}
+
+/// The result of [`MinHashDedup::run_external`](crate::dedup::MinHashDedup::run_external):
+/// counts and stage figures in memory, the per-document decisions and the
+/// clusters streamed from the work directory.
+#[derive(Clone, Debug)]
+pub struct ExternalReport {
+    /// The counts, as [`DedupReport::stats`](crate::DedupReport::stats).
+    pub stats: DedupStats,
+    /// The stages in order.
+    pub stages: Vec<StageReport>,
+    /// Input bytes, as the source counted them.
+    pub bytes: u64,
+    work_dir: PathBuf,
+    documents: u64,
+    empty_policy: EmptyDocuments,
+}
+
+impl ExternalReport {
+    pub(super) fn new(
+        work_dir: PathBuf,
+        documents: u64,
+        bytes: u64,
+        empty_policy: EmptyDocuments,
+        stats: DedupStats,
+        stages: Vec<StageReport>,
+    ) -> Self {
+        Self {
+            stats,
+            stages,
+            bytes,
+            work_dir,
+            documents,
+            empty_policy,
+        }
+    }
+
+    /// The work directory holding the results.
+    pub fn work_dir(&self) -> &Path {
+        &self.work_dir
+    }
+
+    /// Every document's decision, in input order.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`](crate::Error::Io) or [`Error::Corrupt`](crate::Error::Corrupt)
+    /// when the work directory cannot be read; each item can fail the same way.
+    pub fn decisions(&self) -> Result<Decisions> {
+        let dir = &self.work_dir;
+        let clusters_path = dir.join(super::cluster::STAGE).join("clusters.bin");
+        let file =
+            File::open(&clusters_path).map_err(|e| io_error(&clusters_path, "cannot open", e))?;
+        let mut links = runs_with_prefix(&dir.join(super::pairs::STAGE), "copies-")?;
+        links.extend(runs_with_prefix(
+            &dir.join(super::verify::STAGE),
+            "edges-",
+        )?);
+        let mut edges = Merge::<EdgeRec>::open(&links)?;
+        let next_edge = edges.next_rec()?;
+        Ok(Decisions {
+            clusters: BufReader::with_capacity(1 << 16, file),
+            clusters_path,
+            edges,
+            next_edge,
+            empty: Bits::load(
+                &dir.join(super::sketch::STAGE).join("empty.bits"),
+                self.documents as usize,
+            )?,
+            empty_policy: self.empty_policy,
+            pos: 0,
+            documents: self.documents,
+        })
+    }
+
+    /// The clusters of two or more documents, by number.
+    ///
+    /// # Errors
+    ///
+    /// As [`decisions`](Self::decisions).
+    pub fn clusters(&self) -> Result<impl Iterator<Item = Result<ExternalCluster>>> {
+        let runs = runs_with_prefix(&self.work_dir.join(super::cluster::STAGE), "members-")?;
+        let mut merge = Merge::<MemberRec>::open(&runs)?;
+        let mut next = merge.next_rec()?;
+        Ok(core::iter::from_fn(move || {
+            let first = next?;
+            let mut c = ExternalCluster {
+                number: u64::from(first.cluster),
+                kept: u64::from(first.pos),
+                members: Vec::new(),
+            };
+            while let Some(m) = next.filter(|m| m.cluster == first.cluster) {
+                c.members.push(u64::from(m.pos));
+                next = match merge.next_rec() {
+                    Ok(r) => r,
+                    Err(e) => {
+                        next = None;
+                        return Some(Err(e));
+                    }
+                };
+            }
+            Some(Ok(c))
+        }))
+    }
+
+    /// The id the source gave the document at `position`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`](crate::Error::InvalidInput) for a position
+    /// past the end; I/O errors as [`decisions`](Self::decisions).
+    pub fn id(&self, position: u64) -> Result<String> {
+        Ids::open(&self.work_dir)?.get(position)
+    }
+
+    /// A reader of the documents' ids, for many lookups.
+    ///
+    /// # Errors
+    ///
+    /// As [`decisions`](Self::decisions).
+    pub fn ids(&self) -> Result<Ids> {
+        Ids::open(&self.work_dir)
+    }
+}
+
+/// The ids the source gave, by position.
+#[derive(Debug)]
+pub struct Ids {
+    idx: File,
+    dat: File,
+    dir: PathBuf,
+    documents: u64,
+}
+
+impl Ids {
+    fn open(work_dir: &Path) -> Result<Self> {
+        let dir = work_dir.join(super::sketch::STAGE);
+        let open = |name: &str| {
+            let p = dir.join(name);
+            File::open(&p).map_err(|e| io_error(&p, "cannot open", e))
+        };
+        let idx = open("ids.idx")?;
+        let len = idx
+            .metadata()
+            .map_err(|e| io_error(&dir.join("ids.idx"), "cannot stat", e))?
+            .len();
+        Ok(Self {
+            idx,
+            dat: open("ids.dat")?,
+            documents: len / 8,
+            dir,
+        })
+    }
+
+    /// The id of the document at `position`.
+    ///
+    /// # Errors
+    ///
+    /// As [`ExternalReport::id`].
+    pub fn get(&self, position: u64) -> Result<String> {
+        if position >= self.documents {
+            return Err(Error::InvalidInput(format!(
+                "position {position} is past the last document ({})",
+                self.documents
+            )));
+        }
+        let idx_path = self.dir.join("ids.idx");
+        let mut w = [0u8; 16];
+        let (start, end) = if position == 0 {
+            read_exact_at(&self.idx, &mut w[8..], 0).map_err(|e| io_error(&idx_path, "cannot read", e))?;
+            (0, u64::from_le_bytes(w[8..].try_into().unwrap_or_default()))
+        } else {
+            read_exact_at(&self.idx, &mut w, (position - 1) * 8)
+                .map_err(|e| io_error(&idx_path, "cannot read", e))?;
+            (
+                u64::from_le_bytes(w[..8].try_into().unwrap_or_default()),
+                u64::from_le_bytes(w[8..].try_into().unwrap_or_default()),
+            )
+        };
+        let dat_path = self.dir.join("ids.dat");
+        let len = end.checked_sub(start).filter(|&l| l <= 1 << 30).ok_or_else(|| {
+            Error::Corrupt(format!("{}: bad offsets at {position}", idx_path.display()))
+        })?;
+        let mut bytes = vec![0u8; len as usize];
+        read_exact_at(&self.dat, &mut bytes, start)
+            .map_err(|e| io_error(&dat_path, "cannot read", e))?;
+        String::from_utf8(bytes)
+            .map_err(|_| Error::Corrupt(format!("{}: an id is not UTF-8", dat_path.display())))
+    }
+}
+
+/// The decisions, streamed in input order (see [`ExternalReport::decisions`]).
+pub struct Decisions {
+    clusters: BufReader<File>,
+    clusters_path: PathBuf,
+    edges: Merge<EdgeRec>,
+    next_edge: Option<EdgeRec>,
+    empty: Bits,
+    empty_policy: EmptyDocuments,
+    pos: u64,
+    documents: u64,
+}
+
+impl core::fmt::Debug for Decisions {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Decisions")
+            .field("position", &self.pos)
+            .field("documents", &self.documents)
+            .finish()
+    }
+}
+
+impl Decisions {
+    fn next_decision(&mut self) -> Result<ExternalDecision> {
+        let pos = self.pos;
+        let mut rec = [0u8; 8];
+        self.clusters
+            .read_exact(&mut rec)
+            .map_err(|e| io_error(&self.clusters_path, "cannot read", e))?;
+        let cluster = u32::from_le_bytes(rec[..4].try_into().unwrap_or_default());
+        let kept = u32::from_le_bytes(rec[4..].try_into().unwrap_or_default());
+        let mut best: Option<EdgeRec> = None;
+        while let Some(e) = self.next_edge.filter(|e| u64::from(e.doc) <= pos) {
+            if u64::from(e.doc) == pos && best.is_none() {
+                best = Some(e);
+            }
+            self.next_edge = self.edges.next_rec()?;
+        }
+        let empty = self.empty.get(pos as u32);
+        let in_cluster = cluster != NONE;
+        let dropped_dup = in_cluster && u64::from(kept) != pos;
+        self.pos += 1;
+        Ok(ExternalDecision {
+            position: pos,
+            keep: !dropped_dup && !(empty && self.empty_policy == EmptyDocuments::Drop),
+            duplicate_of: dropped_dup.then_some(u64::from(kept)),
+            cluster: in_cluster.then_some(u64::from(cluster)),
+            matched: best.map(|e| u64::from(e.other)),
+            similarity: best.map(|e| Similarity::Jaccard(e.similarity())),
+            empty,
+        })
+    }
+}
+
+impl Iterator for Decisions {
+    type Item = Result<ExternalDecision>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.documents {
+            return None;
+        }
+        let d = self.next_decision();
+        if d.is_err() {
+            // One error ends the stream.
+            self.pos = self.documents;
+        }
+        Some(d)
+    }
+}

@@ -1,0 +1,199 @@
+//! Stage 1: fingerprint every document; spill its content key and band keys
+//! as sorted runs; record its id and whether it is empty.
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::records::{BandRec, ContentRec};
+use super::runs::Spiller;
+use super::workdir::{Bits, WorkDir, io_error};
+use super::{DocumentSource, ExternalOptions};
+use crate::classical::FingerprintBatch;
+use crate::classical::minhash::Scheme;
+use crate::dedup::EmptyDocuments;
+use crate::{Error, MinHashSig, Result};
+
+pub(super) const STAGE: &str = "sketch";
+
+/// What the sketch stage leaves for the others.
+pub(super) struct Sketch {
+    pub(super) dir: PathBuf,
+    pub(super) documents: u64,
+    pub(super) empty: u64,
+    pub(super) bytes: u64,
+}
+
+impl Sketch {
+    /// The band runs of `band`, in the order written.
+    pub(super) fn band_runs(&self, band: usize) -> Result<Vec<PathBuf>> {
+        runs_with_prefix(&self.dir, &format!("band-{band:03}-"))
+    }
+
+    /// The content-key runs.
+    pub(super) fn content_runs(&self) -> Result<Vec<PathBuf>> {
+        runs_with_prefix(&self.dir, "content-")
+    }
+}
+
+/// The `.run` files of `dir` whose names start with `prefix`, sorted.
+pub(super) fn runs_with_prefix(dir: &Path, prefix: &str) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| io_error(dir, "cannot list", e))? {
+        let entry = entry.map_err(|e| io_error(dir, "cannot list", e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(prefix) && name.ends_with(".run") {
+            out.push(entry.path());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// In-memory bytes of one buffered band record (`BandRec` is padded to 16).
+const BAND_REC_BYTES: usize = 16;
+const CONTENT_REC_BYTES: usize = 32;
+
+/// Largest number of documents one run addresses (positions are `u32`;
+/// the last value is kept free as a "none" marker).
+pub(super) const MAX_DOCUMENTS: u64 = u32::MAX as u64 - 1;
+
+/// Runs stage 1, or reads its summary when it already finished.
+pub(super) fn run<F, S, D, const H: usize>(
+    work: &WorkDir,
+    fp: &F,
+    bands: usize,
+    rows: usize,
+    empty_policy: EmptyDocuments,
+    source: &D,
+    options: &ExternalOptions,
+) -> Result<(Sketch, bool)>
+where
+    F: FingerprintBatch<Output = MinHashSig<H, S>> + Sync,
+    S: Scheme,
+    D: DocumentSource + ?Sized,
+{
+    if let Some(summary) = work.marker(STAGE)? {
+        let dir = work.stage_dir(STAGE, false)?;
+        return Ok((parse_summary(&dir, &summary)?, true));
+    }
+    let dir = work.stage_dir(STAGE, true)?;
+    let band_cap = options.memory() / 2 / BAND_REC_BYTES / bands.max(1);
+    let mut band_spill: Vec<Spiller<BandRec>> = (0..bands)
+        .map(|b| Spiller::new(&dir, &format!("band-{b:03}"), band_cap))
+        .collect();
+    let mut content = Spiller::new(&dir, "content", options.memory() / 16 / CONTENT_REC_BYTES);
+    let ids_path = dir.join("ids.dat");
+    let idx_path = dir.join("ids.idx");
+    let create = |p: &Path| {
+        File::create(p)
+            .map(|f| BufWriter::with_capacity(1 << 20, f))
+            .map_err(|e| io_error(p, "cannot create", e))
+    };
+    let (mut ids, mut idx) = (create(&ids_path)?, create(&idx_path)?);
+    let mut id_bytes = 0u64;
+    let mut empties: Vec<u32> = Vec::new();
+    let mut n: u64 = 0;
+    let mut bytes: u64 = 0;
+    let total = source.total_bytes();
+
+    source.read(&mut |docs, batch_bytes| {
+        if n + docs.len() as u64 > MAX_DOCUMENTS {
+            return Err(Error::InvalidInput(format!(
+                "dedup: more than {MAX_DOCUMENTS} documents in one out-of-core run"
+            )));
+        }
+        let sketched: Vec<(u128, Result<Vec<u64>>)> = docs
+            .par_iter()
+            .map_init(String::new, |buf, d| {
+                let hash = xxhash_rust::xxh3::xxh3_128(d.text.as_bytes());
+                let keys = fp.fingerprint_reusing(d.text, buf).map(|sig| {
+                    (0..bands)
+                        .map(|b| crate::lsh::band_key_at(&sig.hashes, rows, b))
+                        .collect()
+                });
+                (hash, keys)
+            })
+            .collect();
+        for (d, (hash, keys)) in docs.iter().zip(sketched) {
+            let pos = n as u32;
+            match keys {
+                Ok(keys) => {
+                    content.push(ContentRec { hash, pos })?;
+                    for (spill, key) in band_spill.iter_mut().zip(keys) {
+                        spill.push(BandRec { key, pos })?;
+                    }
+                }
+                Err(Error::InvalidInput(m))
+                    if m == super::super::engine::EMPTY_DOCUMENT
+                        && empty_policy != EmptyDocuments::Error =>
+                {
+                    empties.push(pos);
+                }
+                Err(Error::InvalidInput(m)) => {
+                    return Err(Error::InvalidInput(format!(
+                        "dedup: document id {} (item {n}): {m}",
+                        d.id
+                    )));
+                }
+                Err(e) => return Err(e),
+            }
+            ids.write_all(d.id.as_bytes())
+                .map_err(|e| io_error(&ids_path, "cannot write", e))?;
+            id_bytes += d.id.len() as u64;
+            idx.write_all(&id_bytes.to_le_bytes())
+                .map_err(|e| io_error(&idx_path, "cannot write", e))?;
+            n += 1;
+        }
+        bytes += batch_bytes;
+        options.report(STAGE, bytes, total);
+        Ok(())
+    })?;
+
+    for spill in band_spill {
+        spill.finish()?;
+    }
+    content.finish()?;
+    for (w, p) in [(ids, &ids_path), (idx, &idx_path)] {
+        let f = w
+            .into_inner()
+            .map_err(|e| io_error(p, "cannot write", e.into_error()))?;
+        f.sync_data().map_err(|e| io_error(p, "cannot write", e))?;
+    }
+    let bits = Bits::new(n as usize);
+    for &e in &empties {
+        bits.set(e);
+    }
+    bits.save(&dir.join("empty.bits"))?;
+    let summary = format!("documents {n}\nempty {}\nbytes {bytes}\n", empties.len());
+    work.finish(STAGE, &summary)?;
+    Ok((
+        Sketch {
+            dir,
+            documents: n,
+            empty: empties.len() as u64,
+            bytes,
+        },
+        false,
+    ))
+}
+
+/// Reads `key value` lines written by a stage marker.
+pub(super) fn summary_value(summary: &str, key: &str) -> Result<u64> {
+    summary
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.trim().parse().ok())
+        .ok_or_else(|| Error::Corrupt(format!("stage marker lacks `{key}`: {summary:?}")))
+}
+
+fn parse_summary(dir: &Path, summary: &str) -> Result<Sketch> {
+    Ok(Sketch {
+        dir: dir.to_path_buf(),
+        documents: summary_value(summary, "documents")?,
+        empty: summary_value(summary, "empty")?,
+        bytes: summary_value(summary, "bytes")?,
+    })
+}

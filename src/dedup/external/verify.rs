@@ -1,0 +1,290 @@
+//! Stage 3: a second pass over the corpus that checks every candidate pair.
+//!
+//! Only documents in a pair are tokenized again. A pair's representative
+//! comes before its later document, so the representatives' token sets (or
+//! signatures) are appended to a file as the pass meets them and read back
+//! by position when their later documents go by: memory holds one batch of
+//! sets and an offset per representative, whatever the corpus size.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use super::pairs::Pairs;
+use super::records::{EdgeRec, PairRec};
+use super::runs::{Merge, Spiller};
+use super::sketch::{Sketch, summary_value};
+use super::workdir::{WorkDir, io_error, read_exact_at};
+use super::{DocumentSource, ExternalOptions};
+use crate::classical::FingerprintBatch;
+use crate::classical::minhash::Scheme;
+use crate::dedup::exact::{SetMaker, set_jaccard};
+use crate::dedup::{MinHashDedup, Verification};
+use crate::{Error, MinHashSig, Result, Tokenizer};
+
+pub(super) const STAGE: &str = "verify";
+
+const EDGE_REC_BYTES: usize = 12;
+
+/// What the stage needs besides the work directory.
+pub(super) struct Context<'a, T: Tokenizer, F, D: ?Sized, const H: usize> {
+    pub(super) dedup: &'a MinHashDedup<T, H>,
+    pub(super) fp: &'a F,
+    pub(super) source: &'a D,
+    pub(super) options: &'a crate::dedup::external::ExternalOptions,
+}
+
+/// What the verify stage leaves: the verified links and the counts.
+pub(super) struct Verified {
+    pub(super) dir: PathBuf,
+    pub(super) candidates: u64,
+    pub(super) verified: u64,
+}
+
+impl Verified {
+    /// The runs of verified links.
+    pub(super) fn edge_runs(&self) -> Result<Vec<PathBuf>> {
+        super::sketch::runs_with_prefix(&self.dir, "edges-")
+    }
+}
+
+/// Runs stage 3, or reads its summary when it already finished.
+pub(super) fn run<T, F, S, D, const H: usize>(
+    work: &WorkDir,
+    sk: &Sketch,
+    pairs: &Pairs,
+    ctx: &Context<'_, T, F, D, H>,
+) -> Result<(Verified, bool)>
+where
+    T: Tokenizer + Sync,
+    F: FingerprintBatch<Output = MinHashSig<H, S>> + Sync,
+    S: Scheme,
+    D: DocumentSource + ?Sized,
+{
+    if let Some(summary) = work.marker(STAGE)? {
+        let dir = work.stage_dir(STAGE, false)?;
+        return Ok((
+            Verified {
+                dir,
+                candidates: summary_value(&summary, "candidates")?,
+                verified: summary_value(&summary, "verified")?,
+            },
+            true,
+        ));
+    }
+    let dir = work.stage_dir(STAGE, true)?;
+    let options: &ExternalOptions = ctx.options;
+    let reps = pairs.rep_bits(sk.documents)?;
+    let mut merge = Merge::<PairRec>::open(&pairs.pair_runs()?)?;
+    let mut pending = merge.next_rec()?;
+    let mut edges = Spiller::<EdgeRec>::new(&dir, "edges", options.memory() / 4 / EDGE_REC_BYTES);
+    let store_path = dir.join("sketches.dat");
+    let mut store = Store::create(store_path)?;
+    let fpr = ctx.dedup.fingerprinter();
+    let maker = SetMaker {
+        canon: fpr.canonicalizer(),
+        tok: fpr.tokenizer(),
+        family: fpr.hasher(),
+        seed: fpr.seed(),
+    };
+    let mode = ctx.dedup.verification();
+    let threshold = ctx.dedup.threshold();
+    let (mut seen, mut bytes, mut candidates, mut verified) = (0u64, 0u64, 0u64, 0u64);
+    let total = ctx.source.total_bytes();
+
+    ctx.source.read(&mut |docs, batch_bytes| {
+        let base = seen;
+        let end = base + docs.len() as u64;
+        if end > sk.documents {
+            return Err(changed_source(sk.documents, end));
+        }
+        let mut batch_pairs = Vec::new();
+        while let Some(p) = pending {
+            if u64::from(p.later) >= end {
+                break;
+            }
+            batch_pairs.push(p);
+            pending = merge.next_rec()?;
+        }
+        let mut wanted = vec![false; docs.len()];
+        for (i, w) in wanted.iter_mut().enumerate() {
+            *w = reps.get((base + i as u64) as u32);
+        }
+        for p in &batch_pairs {
+            wanted[(u64::from(p.later) - base) as usize] = true;
+        }
+        let sketches: Vec<Option<Vec<u64>>> = docs
+            .par_iter()
+            .zip(&wanted)
+            .map_init(String::new, |buf, (d, &w)| -> Result<Option<Vec<u64>>> {
+                if !w {
+                    return Ok(None);
+                }
+                Ok(Some(match mode {
+                    Verification::Exact => maker.token_set(d.text, buf).into_vec(),
+                    _ => ctx.fp.fingerprint_reusing(d.text, buf)?.hashes.to_vec(),
+                }))
+            })
+            .collect::<Result<_>>()?;
+        for (i, s) in sketches.iter().enumerate() {
+            let pos = (base + i as u64) as u32;
+            if let (true, Some(s)) = (reps.get(pos), s) {
+                store.append(pos, s)?;
+            }
+        }
+        store.flush()?;
+        let verdicts: Vec<Option<f32>> = batch_pairs
+            .par_iter()
+            .map(|p| -> Result<Option<f32>> {
+                let later = sketches[(u64::from(p.later) - base) as usize]
+                    .as_deref()
+                    .unwrap_or_default();
+                let from_file;
+                let rep: &[u64] = if u64::from(p.rep) >= base {
+                    sketches[(u64::from(p.rep) - base) as usize]
+                        .as_deref()
+                        .unwrap_or_default()
+                } else {
+                    from_file = store.read(p.rep)?;
+                    &from_file
+                };
+                Ok(verdict::<S, H>(mode, threshold, rep, later))
+            })
+            .collect::<Result<_>>()?;
+        candidates += batch_pairs.len() as u64;
+        for (p, v) in batch_pairs.iter().zip(verdicts) {
+            if let Some(sim) = v {
+                verified += 1;
+                for e in EdgeRec::both(p.rep, p.later, sim) {
+                    edges.push(e)?;
+                }
+            }
+        }
+        seen = end;
+        bytes += batch_bytes;
+        options.report(STAGE, bytes, total);
+        Ok(())
+    })?;
+    if seen != sk.documents {
+        return Err(changed_source(sk.documents, seen));
+    }
+    edges.finish()?;
+    drop(store);
+    let _ = std::fs::remove_file(dir.join("sketches.dat"));
+    work.finish(
+        STAGE,
+        &format!("candidates {candidates}\nverified {verified}\n"),
+    )?;
+    Ok((
+        Verified {
+            dir,
+            candidates,
+            verified,
+        },
+        false,
+    ))
+}
+
+fn changed_source(first: u64, now: u64) -> Error {
+    Error::InvalidInput(format!(
+        "dedup: the source gave {first} documents on its first pass and {now} or more on its \
+         second; it must give the same documents in the same order every time"
+    ))
+}
+
+/// The similarity of a pair when it passes, as the in-memory verifiers
+/// compute it.
+fn verdict<S: Scheme, const H: usize>(
+    mode: Verification,
+    threshold: f32,
+    a: &[u64],
+    b: &[u64],
+) -> Option<f32> {
+    match mode {
+        Verification::Exact => {
+            let (small, large) = (a.len().min(b.len()), a.len().max(b.len()));
+            // J <= |small| / |large|: skip the merge when even that is too low.
+            if large == 0 || ((small as f64 / large as f64) as f32) < threshold {
+                return None;
+            }
+            let j = set_jaccard(a, b);
+            (j >= threshold).then_some(j)
+        }
+        _ => {
+            let (mut sa, mut sb) = (MinHashSig::<H, S>::empty(), MinHashSig::<H, S>::empty());
+            if a.len() != H || b.len() != H {
+                return None;
+            }
+            sa.hashes.copy_from_slice(a);
+            sb.hashes.copy_from_slice(b);
+            let j = sa.jaccard(&sb);
+            (mode != Verification::Estimated || j >= threshold).then_some(j)
+        }
+    }
+}
+
+/// Representatives' sketches on disk, found by position.
+struct Store {
+    path: PathBuf,
+    out: BufWriter<File>,
+    reader: File,
+    written: u64,
+    /// `(position, offset, length in words)`, positions ascending.
+    index: Vec<(u32, u64, u32)>,
+}
+
+impl Store {
+    fn create(path: PathBuf) -> Result<Self> {
+        let out = File::create(&path).map_err(|e| io_error(&path, "cannot create", e))?;
+        let reader = OpenOptions::new()
+            .read(true)
+            .open(&path)
+            .map_err(|e| io_error(&path, "cannot open", e))?;
+        Ok(Self {
+            out: BufWriter::with_capacity(1 << 20, out),
+            reader,
+            path,
+            written: 0,
+            index: Vec::new(),
+        })
+    }
+
+    fn append(&mut self, pos: u32, words: &[u64]) -> Result<()> {
+        for w in words {
+            self.out
+                .write_all(&w.to_le_bytes())
+                .map_err(|e| io_error(&self.path, "cannot write", e))?;
+        }
+        self.index.push((pos, self.written, words.len() as u32));
+        self.written += words.len() as u64 * 8;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.out
+            .flush()
+            .map_err(|e| io_error(&self.path, "cannot write", e))
+    }
+
+    fn read(&self, pos: u32) -> Result<Vec<u64>> {
+        let at = self
+            .index
+            .binary_search_by_key(&pos, |e| e.0)
+            .map_err(|_| {
+                Error::Corrupt(format!(
+                    "{}: no sketch for representative {pos}",
+                    self.path.display()
+                ))
+            })?;
+        let (_, off, len) = self.index[at];
+        let mut bytes = vec![0u8; len as usize * 8];
+        read_exact_at(&self.reader, &mut bytes, off)
+            .map_err(|e| io_error(&self.path, "cannot read", e))?;
+        Ok(bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+            .collect())
+    }
+}
