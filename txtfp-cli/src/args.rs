@@ -129,6 +129,46 @@ pub struct CompareArgs {
     pub tokens: TokenArgs,
 }
 
+/// Compression of the kept shards of an out-of-core run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputCompression {
+    /// Plain files.
+    None,
+    /// gzip.
+    Gz,
+    /// Zstandard.
+    Zst,
+}
+
+/// `1GiB`, `512MiB`, `2G`, `300M`, `64KiB`, `4096`: a byte count.
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let digits = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size like 1GiB, 512MiB or 2G"))?;
+    let scale: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "kib" => 1024.0,
+        "m" | "mb" => 1e6,
+        "mib" => 1024.0 * 1024.0,
+        "g" | "gb" => 1e9,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        "t" | "tb" => 1e12,
+        "tib" => 1024.0f64.powi(4),
+        _ => return Err(format!("{s:?}: unknown unit (use KiB, MiB, GiB, K, M, G)")),
+    };
+    let bytes = value * scale;
+    if !(1.0..=usize::MAX as f64).contains(&bytes) {
+        return Err(format!("{s:?} is out of range"));
+    }
+    Ok(bytes as usize)
+}
+
 /// What a deduplication run does with documents that have no token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Empty {
@@ -141,9 +181,13 @@ pub enum Empty {
 /// `txtfp dedup`.
 #[derive(Debug, Args)]
 pub struct DedupArgs {
-    /// A `.jsonl` file (`-` for stdin), a folder of text files, or a
-    /// `.parquet` file.
-    pub input: PathBuf,
+    /// Inputs: `.jsonl` files (also `.gz` / `.zst`, `-` for stdin),
+    /// `.parquet` files, folders (their JSONL and Parquet files are shards,
+    /// their other files documents), glob patterns (`data/*.jsonl.zst`) and
+    /// `@FILE` lists. Several inputs, compressed or large input, `--memory`
+    /// or `--work-dir` run the out-of-core engine (MinHash).
+    #[arg(required = true, num_args = 1.., value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
     /// Method.
     #[arg(long, value_enum, default_value_t = DedupAlgo::Minhash)]
     pub algo: DedupAlgo,
@@ -184,6 +228,21 @@ pub struct DedupArgs {
     /// invalid UTF-8, unreadable file) instead of skipping it.
     #[arg(long)]
     pub strict: bool,
+    /// Out of core: the memory budget of the run's buffers (`1GiB`,
+    /// `512MiB`, `2G`, bytes; default 1 GiB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<usize>,
+    /// Out of core: the work directory (default DIR/work under --output). A
+    /// run started again with the same arguments resumes there.
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+    /// Out of core: keep the work directory after a successful run.
+    #[arg(long)]
+    pub keep_work: bool,
+    /// Out of core: compression of the kept shards (default: each input's
+    /// own).
+    #[arg(long, value_enum, value_name = "C")]
+    pub output_compression: Option<OutputCompression>,
     /// No progress bar and no summary on stderr (warnings still show).
     #[arg(long, short = 'q')]
     pub quiet: bool,

@@ -25,6 +25,23 @@ const MAX_PRINTED_SKIPS: usize = 20;
 pub fn run(a: &DedupArgs) -> CliResult {
     let start = Instant::now();
     let method = Method::from_args(a)?;
+    if let Some(corpus) = crate::outofcore::plan(a)? {
+        let Method::MinHash { dedup, .. } = &method else {
+            return Err(CliError::Usage(
+                "out-of-core dedup (several inputs, compressed or large input, --memory or \
+                 --work-dir) supports --algo minhash and minhash-fast"
+                    .into(),
+            ));
+        };
+        #[cfg(feature = "store")]
+        if a.store.is_some() {
+            return Err(CliError::Usage(
+                "--store works with one uncompressed input deduplicated in memory".into(),
+            ));
+        }
+        return crate::outofcore::run(a, corpus, dedup, method.to_json());
+    }
+    let input = &a.inputs[0];
     let mut outputs = Outputs::open(a)?;
     let cols = Columns {
         text: &a.text_column,
@@ -37,7 +54,7 @@ pub fn run(a: &DedupArgs) -> CliResult {
         timings.push((name, lap.elapsed().as_secs_f64()));
         lap = Instant::now();
     };
-    let source = Source::open(&a.input, cols, a.strict)?;
+    let source = Source::open(input, cols, a.strict)?;
     mark("read");
     let (docs, skipped) = source.docs(cols, a.strict)?;
     warn_skipped(&skipped);
@@ -67,7 +84,7 @@ pub fn run(a: &DedupArgs) -> CliResult {
     mark("write");
     let elapsed = start.elapsed().as_secs_f64();
     let summary = output::Summary {
-        input: display_name(&a.input),
+        input: display_name(input),
         format: source.format(),
         bytes: source.bytes(),
         method: method.describe(),

@@ -19,6 +19,7 @@ mod fingerprint;
 mod global;
 mod input;
 mod jsonl;
+mod outofcore;
 mod output;
 #[cfg(feature = "parquet")]
 mod parquet_input;

@@ -57,7 +57,7 @@ impl Outputs {
                 .map_err(|e| CliError::Failed(format!("{}: cannot create: {e}", dir.display())))?;
         }
         for p in [&kept, &clusters, &report].into_iter().flatten() {
-            refuse_input(p, &a.input)?;
+            refuse_input(p, &a.inputs[0])?;
         }
         Ok(Outputs {
             kept: match &kept {

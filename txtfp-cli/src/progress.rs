@@ -46,6 +46,16 @@ impl Progress {
         }
     }
 
+    /// Shows a stage of an out-of-core run: its name, and how far it is
+    /// out of `total` (bytes or records; `0` when not known).
+    pub fn stage(&self, name: &'static str, done: u64, total: u64) {
+        self.bar.set_message(name);
+        if total > 0 {
+            self.bar.set_length(total);
+        }
+        self.bar.set_position(done);
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();

@@ -51,6 +51,8 @@
 //! ```
 
 mod cluster;
+#[cfg(feature = "corpus")]
+mod corpus_source;
 mod pairs;
 mod records;
 mod report;
@@ -68,6 +70,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 pub use report::{Decisions, ExternalCluster, ExternalDecision, ExternalReport, Ids, StageReport};
+#[cfg(feature = "corpus")]
+pub use corpus_source::{CorpusSource, MAX_LISTED_SKIPS, SkipLog, corpus_error};
 pub use source::{DocumentSource, SourceDoc, TextSource};
 
 use super::{DedupStats, MinHashDedup, MinHashScheme};

@@ -1,0 +1,337 @@
+//! `txtfp dedup` on a corpus of any size: the library's out-of-core engine
+//! over a resolved, streamed corpus, then a last pass that writes each
+//! shard's kept records in its own format.
+//!
+//! Chosen for several inputs, a directory of JSONL or Parquet shards,
+//! compressed input, input larger than [`AUTO_BYTES`], or when `--memory`
+//! or `--work-dir` is given.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use txtfp::corpus::{Compression, Corpus, Key, ReadOptions, ResolveOptions, WriteOptions, Writer};
+use txtfp::dedup::MinHashDedup;
+use txtfp::dedup::Similarity;
+use txtfp::dedup::external::{CorpusSource, ExternalOptions, ExternalReport, SkipLog};
+
+use crate::args::{DedupArgs, OutputCompression};
+use crate::error::{CliError, CliResult};
+use crate::progress::Progress;
+
+/// Input (as stored) above which a single file is deduplicated out of core.
+pub const AUTO_BYTES: u64 = 256 << 20;
+
+/// Resolves the inputs and tells whether the out-of-core engine must run.
+pub fn plan(a: &DedupArgs) -> CliResult<Option<Corpus>> {
+    let forced = a.memory.is_some() || a.work_dir.is_some() || a.inputs.len() > 1;
+    let simple = a.inputs.len() == 1 && a.inputs[0].as_os_str() == "-";
+    if simple && !forced {
+        return Ok(None);
+    }
+    let corpus = match Corpus::resolve(&a.inputs, &ResolveOptions::default()) {
+        Ok(c) => c,
+        Err(e) if forced => return Err(CliError::Failed(e.to_string())),
+        // One plain input: the in-memory reader reports it as before.
+        Err(_) => return Ok(None),
+    };
+    let shards = corpus.shards();
+    let needed = forced
+        || shards.len() > 1
+        || shards.iter().any(|s| s.compression() != Compression::None)
+        || corpus.total_bytes() > AUTO_BYTES;
+    Ok(needed.then_some(corpus))
+}
+
+/// Runs the out-of-core engine over `corpus` with the MinHash `dedup`.
+pub fn run(a: &DedupArgs, corpus: Corpus, dedup: &MinHashDedup, method: serde_json::Value) -> CliResult {
+    let start = Instant::now();
+    let out_dir = match (&a.kept, &a.output) {
+        (Some(k), _) => k.clone(),
+        (None, Some(o)) => o.join("kept"),
+        (None, None) => {
+            return Err(CliError::Usage(
+                "out-of-core dedup (several inputs, compressed or large input, --memory or \
+                 --work-dir) writes the kept shards into a folder: give --output DIR"
+                    .into(),
+            ));
+        }
+    };
+    let base = a.output.clone().unwrap_or_else(|| out_dir.clone());
+    let work_dir = a.work_dir.clone().unwrap_or_else(|| base.join("work"));
+    for w in corpus.warnings() {
+        eprintln!("txtfp: {w}");
+    }
+    let read_opts = ReadOptions::default()
+        .text_column(&a.text_column)
+        .id_column(Some(&a.id_column));
+    let source = CorpusSource::new(&corpus, read_opts.clone()).strict(a.strict);
+    let progress = Arc::new(Progress::new(corpus.total_bytes(), a.quiet));
+    let bar = Arc::clone(&progress);
+    let mut options = ExternalOptions::new(&work_dir)
+        .with_progress(Arc::new(move |p| bar.stage(p.stage, p.done, p.total)));
+    if let Some(m) = a.memory {
+        options = options.with_memory(m);
+    }
+    let report = dedup.run_external(&source, &options);
+    let report = report.map_err(CliError::from)?;
+    let skips = source.skips();
+    if report.stats.documents == 0 && skips.count > 0 {
+        progress.finish();
+        return Err(CliError::Failed(format!(
+            "no readable record in the input ({} bad records; the first: {})",
+            skips.count,
+            skips.listed.first().map(ToString::to_string).unwrap_or_default()
+        )));
+    }
+    warn_skipped(&skips);
+
+    progress.stage("write", 0, corpus.total_bytes());
+    let write_start = Instant::now();
+    let compression = a.output_compression.map(|c| match c {
+        OutputCompression::None => Compression::None,
+        OutputCompression::Gz => Compression::Gzip,
+        OutputCompression::Zst => Compression::Zstd,
+    });
+    let written = write_kept(&corpus, &read_opts, &report, &skips, &out_dir, compression, &progress)?;
+    let clusters_path = a.clusters.clone().or_else(|| a.output.as_ref().map(|o| o.join("clusters.jsonl")));
+    let duplicates_path = a.output.as_ref().map(|o| o.join("duplicates.jsonl"));
+    write_clusters(&report, clusters_path.as_deref(), duplicates_path.as_deref())?;
+    let write_seconds = write_start.elapsed().as_secs_f64();
+    progress.finish();
+
+    let seconds = start.elapsed().as_secs_f64();
+    let json = report_json(a, &corpus, &report, &skips, method, &work_dir, written, write_seconds, seconds);
+    let report_path = a.report.clone().or_else(|| a.output.as_ref().map(|o| o.join("report.json")));
+    if let Some(p) = &report_path {
+        let mut text = serde_json::to_vec_pretty(&json).map_err(|e| CliError::Failed(format!("report: {e}")))?;
+        text.push(b'\n');
+        std::fs::write(p, text).map_err(|e| CliError::write(&p.display().to_string(), e))?;
+    }
+    if !a.keep_work {
+        std::fs::remove_dir_all(&work_dir)
+            .map_err(|e| CliError::Failed(format!("{}: cannot remove: {e}", work_dir.display())))?;
+    }
+    if !a.quiet {
+        let st = &report.stats;
+        eprintln!(
+            "txtfp dedup: {} shards ({:.1} MB): {} documents, {} bad records skipped",
+            corpus.shards().len(),
+            corpus.total_bytes() as f64 / 1e6,
+            st.documents,
+            skips.count
+        );
+        eprintln!(
+            "  kept {}, dropped {} ({} clusters of near-duplicates, {} empty documents)",
+            st.kept, st.dropped, st.clusters, st.empty
+        );
+        let stages: Vec<String> = report
+            .stages
+            .iter()
+            .map(|s| format!("{} {:.2}{}", s.name, s.seconds, if s.resumed { " (resumed)" } else { "" }))
+            .collect();
+        eprintln!(
+            "  {seconds:.2} s ({}, write {write_seconds:.2}), {:.1} MB/s, {} threads",
+            stages.join(", "),
+            report.bytes as f64 / 1e6 / seconds.max(1e-9),
+            rayon::current_num_threads()
+        );
+        eprintln!("  kept records in {}", out_dir.display());
+    }
+    Ok(())
+}
+
+fn warn_skipped(skips: &SkipLog) {
+    for s in skips.listed.iter().take(20) {
+        eprintln!("txtfp: skipped {s}");
+    }
+    if skips.count > 20 {
+        eprintln!("txtfp: ... and {} more bad records (listed in the report)", skips.count - 20);
+    }
+}
+
+/// Bytes and records the write pass wrote.
+#[derive(Default)]
+struct Written {
+    records: u64,
+    bytes: u64,
+}
+
+/// Writes every shard's kept records. The decisions come in input order, the
+/// rows of each shard in row order, and the records the first pass skipped
+/// have no decision.
+fn write_kept(
+    corpus: &Corpus,
+    read_opts: &ReadOptions,
+    report: &ExternalReport,
+    skips: &SkipLog,
+    out_dir: &Path,
+    compression: Option<Compression>,
+    progress: &Progress,
+) -> CliResult<Written> {
+    let writer = Writer::new(corpus, out_dir, &WriteOptions::default().compression(compression))
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let mut decisions = report.decisions()?;
+    let mut skipped = skips.keys.iter().peekable();
+    let mut failure: Option<txtfp::Error> = None;
+    let mut written = Written::default();
+    let mut done = 0;
+    for shard in corpus.shards() {
+        let summary = writer
+            .write_shard(shard, read_opts, |row| {
+                let key = Key { shard: shard.index(), row };
+                while skipped.peek().is_some_and(|k| **k < key) {
+                    skipped.next();
+                }
+                if skipped.peek() == Some(&&key) {
+                    skipped.next();
+                    return false;
+                }
+                match decisions.next() {
+                    Some(Ok(d)) => d.keep,
+                    Some(Err(e)) => {
+                        failure.get_or_insert(e);
+                        false
+                    }
+                    None => {
+                        failure.get_or_insert(txtfp::Error::InvalidInput(format!(
+                            "{}: more records than the dedup pass read; the input changed",
+                            shard.name()
+                        )));
+                        false
+                    }
+                }
+            })
+            .map_err(|e| CliError::Failed(e.to_string()))?;
+        if let Some(e) = failure.take() {
+            return Err(e.into());
+        }
+        written.records += summary.rows_written;
+        written.bytes += summary.bytes_written;
+        done += shard.size();
+        progress.stage("write", done, corpus.total_bytes());
+    }
+    Ok(written)
+}
+
+/// `clusters.jsonl`: `{"cluster":I,"kept":ID,"size":N,"members":[ID,...]}`;
+/// `duplicates.jsonl`: one line per dropped document,
+/// `{"id":ID,"duplicate_of":ID,"cluster":I,"matched":ID,"jaccard":J}`.
+fn write_clusters(report: &ExternalReport, clusters: Option<&Path>, duplicates: Option<&Path>) -> CliResult {
+    let ids = report.ids()?;
+    if let Some(path) = clusters {
+        let mut out = create(path)?;
+        for c in report.clusters()? {
+            let c = c?;
+            let mut line = format!(
+                "{{\"cluster\":{},\"kept\":{},\"size\":{},\"members\":[",
+                c.number,
+                ids.get(c.kept)?,
+                c.members.len()
+            );
+            for (i, m) in c.members.iter().enumerate() {
+                if i > 0 {
+                    line.push(',');
+                }
+                line.push_str(&ids.get(*m)?);
+            }
+            line.push_str("]}\n");
+            out.write_all(line.as_bytes()).map_err(|e| CliError::write(&path.display().to_string(), e))?;
+        }
+        out.flush().map_err(|e| CliError::write(&path.display().to_string(), e))?;
+    }
+    if let Some(path) = duplicates {
+        let mut out = create(path)?;
+        for d in report.decisions()? {
+            let d = d?;
+            let (Some(kept), Some(cluster)) = (d.duplicate_of, d.cluster) else {
+                continue;
+            };
+            let mut line = format!(
+                "{{\"id\":{},\"duplicate_of\":{},\"cluster\":{cluster}",
+                ids.get(d.position)?,
+                ids.get(kept)?
+            );
+            if let Some(m) = d.matched {
+                line.push_str(&format!(",\"matched\":{}", ids.get(m)?));
+            }
+            if let Some(Similarity::Jaccard(j)) = d.similarity {
+                line.push_str(&format!(",\"jaccard\":{}", (f64::from(j) * 1e4).round() / 1e4));
+            }
+            line.push_str("}\n");
+            out.write_all(line.as_bytes()).map_err(|e| CliError::write(&path.display().to_string(), e))?;
+        }
+        out.flush().map_err(|e| CliError::write(&path.display().to_string(), e))?;
+    }
+    Ok(())
+}
+
+fn create(path: &Path) -> CliResult<std::io::BufWriter<std::fs::File>> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| CliError::Failed(format!("{}: cannot create: {e}", parent.display())))?;
+    }
+    std::fs::File::create(path)
+        .map(|f| std::io::BufWriter::with_capacity(1 << 20, f))
+        .map_err(|e| CliError::Failed(format!("{}: cannot create: {e}", path.display())))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report_json(
+    a: &DedupArgs,
+    corpus: &Corpus,
+    report: &ExternalReport,
+    skips: &SkipLog,
+    method: serde_json::Value,
+    work_dir: &Path,
+    written: Written,
+    write_seconds: f64,
+    seconds: f64,
+) -> serde_json::Value {
+    let st = &report.stats;
+    let round3 = |x: f64| (x * 1e3).round() / 1e3;
+    let stages: Vec<serde_json::Value> = report
+        .stages
+        .iter()
+        .map(|s| {
+            serde_json::json!({
+                "stage": s.name,
+                "seconds": round3(s.seconds),
+                "resumed": s.resumed,
+                "peak_rss_bytes": s.peak_rss,
+                "work_dir_bytes": s.work_dir_bytes,
+            })
+        })
+        .collect();
+    let work_bytes = report.stages.iter().map(|s| s.work_dir_bytes).max().unwrap_or(0);
+    serde_json::json!({
+        "engine": "out-of-core",
+        "inputs": a.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "shards": corpus.shards().len(),
+        "warnings": corpus.warnings().iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "bytes": corpus.total_bytes(),
+        "method": method,
+        "memory_bytes": a.memory.unwrap_or(txtfp::dedup::external::DEFAULT_MEMORY),
+        "work_dir": PathBuf::from(work_dir).display().to_string(),
+        "work_dir_bytes": work_bytes,
+        "work_dir_bytes_per_document": if st.documents > 0 { work_bytes as f64 / st.documents as f64 } else { 0.0 },
+        "documents": st.documents,
+        "kept": st.kept,
+        "dropped": st.dropped,
+        "empty": st.empty,
+        "clusters": st.clusters,
+        "candidate_pairs": st.candidate_pairs,
+        "compared_pairs": st.compared_pairs,
+        "verified_pairs": st.verified_pairs,
+        "skipped": skips.count,
+        "skipped_records": skips.listed.iter().map(|k| serde_json::json!({ "place": k.place, "reason": k.reason })).collect::<Vec<_>>(),
+        "written_records": written.records,
+        "written_bytes": written.bytes,
+        "seconds": round3(seconds),
+        "mb_per_s": ((corpus.total_bytes() as f64 / 1e6 / seconds.max(1e-9)) * 10.0).round() / 10.0,
+        "threads": rayon::current_num_threads(),
+        "stages": stages,
+        "write_seconds": round3(write_seconds),
+    })
+}
