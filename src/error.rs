@@ -114,6 +114,11 @@ pub enum Error {
     /// (`store`).
     #[cfg(feature = "store")]
     Store(String),
+    /// A corpus could not be resolved, read or written (`corpus`); the
+    /// message names the file and the line or row. Displays as the
+    /// [`CorpusError`](crate::corpus::CorpusError)'s own message.
+    #[cfg(feature = "corpus")]
+    Corpus(crate::corpus::CorpusError),
 }
 
 impl fmt::Display for Error {
@@ -166,6 +171,8 @@ impl fmt::Display for Error {
             ),
             #[cfg(feature = "store")]
             Error::Store(m) => write!(f, "store error: {m}"),
+            #[cfg(feature = "corpus")]
+            Error::Corpus(e) => write!(f, "{e}"),
         }
     }
 }
@@ -175,6 +182,8 @@ impl core::error::Error for Error {
         match self {
             #[cfg(feature = "std")]
             Error::Io(e) => Some(e),
+            #[cfg(feature = "corpus")]
+            Error::Corpus(e) => Some(e),
             _ => None,
         }
     }
@@ -184,5 +193,12 @@ impl core::error::Error for Error {
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::Io(e)
+    }
+}
+
+#[cfg(feature = "corpus")]
+impl From<crate::corpus::CorpusError> for Error {
+    fn from(e: crate::corpus::CorpusError) -> Self {
+        Error::Corpus(e)
     }
 }

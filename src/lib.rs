@@ -22,6 +22,7 @@
 //! | `markup` | HTML, Markdown and PDF to text (features `markup`, `pdf`) |
 //! | `semantic` | embeddings, the provider trait, chunking (`semantic-core` and up); `semantic::local`: local ONNX (`semantic`); `semantic::providers`: cloud providers (`openai`, `voyage`, `cohere`) |
 //! | `store` | the global fingerprint store and its duplicate decisions (`store`); `store::backend`: its storage backends |
+//! | `corpus` | sharded corpora (JSONL, gzip, zstd, text folders; Parquet with `parquet`) resolved, streamed in bounded blocks and written back filtered (`corpus`) |
 //!
 //! The crate root re-exports txtfp 0.3.2's names, so code written for 0.3.2
 //! compiles unchanged, and a few central types added since: [`SimHash128`],
@@ -59,6 +60,8 @@ extern crate alloc;
 mod arch;
 pub mod canonical;
 pub mod classical;
+#[cfg(feature = "corpus")]
+pub mod corpus;
 #[cfg(feature = "lsh")]
 pub mod dedup;
 mod error;

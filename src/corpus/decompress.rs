@@ -1,0 +1,136 @@
+//! Compression by magic bytes, decoders and encoders, and a byte counter
+//! for progress.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read, Write};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::Compression;
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Buffer between the file and a decoder: large reads, few system calls.
+const READ_BUFFER: usize = 256 << 10;
+
+/// The compression a stream starting with `prefix` has.
+pub(crate) fn sniff(prefix: &[u8]) -> Compression {
+    if prefix.starts_with(&ZSTD_MAGIC) {
+        Compression::Zstd
+    } else if prefix.starts_with(&GZIP_MAGIC) {
+        Compression::Gzip
+    } else {
+        Compression::None
+    }
+}
+
+/// Up to 4 bytes from the start of `r` (fewer only at its end).
+pub(crate) fn read_prefix(r: &mut impl Read) -> io::Result<Vec<u8>> {
+    let mut prefix = Vec::with_capacity(4);
+    r.by_ref().take(4).read_to_end(&mut prefix)?;
+    Ok(prefix)
+}
+
+/// The compression of the file at `path`.
+pub(crate) fn sniff_file(path: &Path) -> io::Result<Compression> {
+    let mut f = File::open(path)?;
+    Ok(sniff(&read_prefix(&mut f)?))
+}
+
+/// Counts the bytes read through it into a shared counter (the position
+/// in the compressed file, for progress).
+pub(crate) struct Counted<R> {
+    pub(crate) inner: R,
+    pub(crate) count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// A decompressed stream over `raw`, whose compression is sniffed from its
+/// first bytes; and that compression.
+pub(crate) fn open_decoded(
+    mut raw: Box<dyn Read + Send>,
+) -> io::Result<(Box<dyn Read + Send>, Compression)> {
+    let prefix = read_prefix(&mut raw)?;
+    let compression = sniff(&prefix);
+    let whole = BufReader::with_capacity(READ_BUFFER, io::Cursor::new(prefix).chain(raw));
+    let decoded: Box<dyn Read + Send> = match compression {
+        Compression::None => Box::new(whole),
+        // Multi-member: `cat a.gz b.gz` is one valid gzip file, as gzip reads it.
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(whole)),
+        // zstd's default window limit (128 MiB) bounds what a hostile frame
+        // header can make it allocate.
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(whole)?),
+    };
+    Ok((decoded, compression))
+}
+
+/// What a decoder's error means, for [`CorpusError::Read`](super::CorpusError::Read).
+pub(crate) fn describe_read_error(compression: Compression, e: &io::Error) -> String {
+    let what = match compression {
+        Compression::None => return format!("cannot read: {e}"),
+        Compression::Gzip => "gzip",
+        Compression::Zstd => "zstd",
+    };
+    if e.kind() == io::ErrorKind::UnexpectedEof {
+        format!("the {what} stream is truncated: {e}")
+    } else {
+        format!("the {what} stream is corrupt or unreadable: {e}")
+    }
+}
+
+/// A compressing writer of the chosen kind.
+pub(crate) enum Encoder<W: Write> {
+    Plain(W),
+    Gzip(flate2::write::GzEncoder<W>),
+    Zstd(zstd::stream::write::Encoder<'static, W>),
+}
+
+impl<W: Write> Encoder<W> {
+    /// gzip at level 6 and zstd at level 3: each tool's own default.
+    pub(crate) fn new(w: W, compression: Compression) -> io::Result<Self> {
+        Ok(match compression {
+            Compression::None => Encoder::Plain(w),
+            Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
+                w,
+                flate2::Compression::new(6),
+            )),
+            Compression::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(w, 3)?),
+        })
+    }
+
+    /// Writes the stream's end and hands back the inner writer.
+    pub(crate) fn finish(self) -> io::Result<W> {
+        match self {
+            Encoder::Plain(w) => Ok(w),
+            Encoder::Gzip(g) => g.finish(),
+            Encoder::Zstd(z) => z.finish(),
+        }
+    }
+}
+
+impl<W: Write> Write for Encoder<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Encoder::Plain(w) => w.write(buf),
+            Encoder::Gzip(g) => g.write(buf),
+            Encoder::Zstd(z) => z.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Encoder::Plain(w) => w.flush(),
+            Encoder::Gzip(g) => g.flush(),
+            Encoder::Zstd(z) => z.flush(),
+        }
+    }
+}
