@@ -83,11 +83,11 @@ impl<'a> CorpusSource<'a> {
 
 /// A corpus error as the crate's error, the file named either way.
 pub fn corpus_error(e: CorpusError) -> Error {
-    match e {
+    match &e {
         CorpusError::Io { source, .. } if source.kind() != std::io::ErrorKind::Other => {
             Error::Io(std::io::Error::new(source.kind(), e.to_string()))
         }
-        other => Error::InvalidInput(other.to_string()),
+        _ => Error::InvalidInput(e.to_string()),
     }
 }
 

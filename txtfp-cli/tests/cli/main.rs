@@ -4,6 +4,7 @@
 mod dedup;
 mod errors;
 mod fingerprint;
+mod outofcore;
 mod parquet;
 mod store;
 mod support;
