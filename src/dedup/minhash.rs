@@ -1,24 +1,25 @@
-//! [`MinHashDedup`]: MinHash signatures, a banded [`LshCandidateIndex`], verification
-//! by estimated or exact Jaccard.
+//! [`MinHashDedup`]: MinHash signatures, star candidate pairs from the band
+//! buckets, verification by estimated or exact Jaccard.
 
-use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::banding::{check_threshold, default_banding};
-use super::engine::{self, map_range};
-use super::exact::{ExactVerifier, SetMaker};
-use super::{
-    CandidateIndex, DedupReport, EmptyDocuments, MinHashScheme, Similarity, Verification, Verifier,
-};
+use super::engine::{self, Contents, Fingerprinted, Grouping, Links};
+use super::exact::{ExactMeasure, SetMaker};
+use super::star::{self, Measure, Scan};
+use super::{DedupReport, EmptyDocuments, MinHashScheme, Similarity, Verification};
+use crate::classical::FingerprintBatch;
 use crate::classical::minhash::Scheme;
 use crate::{
-    Canonicalizer, LshCandidateIndex, LshIndexBuilder, MinHashFingerprinter, MinHashSig, Result,
-    ShingleTokenizer, Tokenizer, WordTokenizer, classical::minhash::FastMinHashFingerprinter,
+    Canonicalizer, LshIndexBuilder, MinHashFingerprinter, MinHashSig, Result, ShingleTokenizer,
+    Tokenizer, WordTokenizer, classical::minhash::FastMinHashFingerprinter,
 };
 
-/// Near-duplicate removal with MinHash: fingerprint every document, find
-/// candidate pairs through an [`LshCandidateIndex`](crate::LshCandidateIndex), verify them against the Jaccard
-/// threshold, and keep one document per cluster.
+/// Near-duplicate removal with MinHash: fingerprint every distinct text,
+/// pair each band bucket's first document with its other members (the band
+/// keys of an [`LshCandidateIndex`](crate::LshCandidateIndex)), verify those
+/// pairs against the Jaccard threshold, and keep one document per cluster.
+/// The [module documentation](super) defines a run exactly.
 ///
 /// The defaults: threshold 0.8; the default [`Canonicalizer`], word
 /// 5-shingles and 128 XXH3 slots (`MinHashFingerprinter::<_, 128>::new`);
@@ -50,8 +51,6 @@ pub struct MinHashDedup<T: Tokenizer = ShingleTokenizer<WordTokenizer>, const H:
     verification: Verification,
     empty: EmptyDocuments,
     record_pairs: bool,
-    /// Documents per scan round; tests shrink it to cross round boundaries.
-    pub(super) scan_chunk: usize,
 }
 
 impl MinHashDedup {
@@ -95,7 +94,6 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
             verification: Verification::Exact,
             empty: EmptyDocuments::Error,
             record_pairs: false,
-            scan_chunk: engine::SCAN_CHUNK,
         }
     }
 
@@ -139,11 +137,11 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
         self
     }
 
-    /// Whether to list every verified pair in [`DedupReport::pairs`]
-    /// (default `false`). Recording makes the run compare every candidate
-    /// pair; without it a candidate already known to be in the same cluster
-    /// is skipped, which matters for large groups of near-identical
-    /// documents (their pairs grow with the square of the group).
+    /// Whether to list the pairs that linked the clusters in
+    /// [`DedupReport::pairs`] (default `false`): the verified star pairs
+    /// (a bucket representative and a later member) and the exact copies
+    /// with their first occurrence, not every pair within a cluster (see
+    /// the [module documentation](super)). Recording changes nothing else.
     #[must_use]
     pub fn with_record_pairs(mut self, record: bool) -> Self {
         self.record_pairs = record;
@@ -277,10 +275,10 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
         // Configuration errors hold for every document: report them as such.
         self.fp.canonicalizer().check()?;
         self.fp.tokenizer().validate()?;
+        let contents = engine::collapse_contents(texts);
         match self.scheme {
             MinHashScheme::Default => {
-                let sigs = engine::fingerprint_all(ids, texts, self.empty, &self.fp)?;
-                self.decide_on(ids, texts, priority, banding, &sigs)
+                self.decide_on(ids, texts, priority, banding, contents, &self.fp)
             }
             MinHashScheme::Fast => {
                 let fast = FastMinHashFingerprinter::<&T, H>::new(
@@ -288,103 +286,181 @@ impl<T: Tokenizer, const H: usize> MinHashDedup<T, H> {
                     self.fp.tokenizer(),
                 )
                 .with_seed(self.fp.seed());
-                let sigs = engine::fingerprint_all(ids, texts, self.empty, &fast)?;
-                self.decide_on(ids, texts, priority, banding, &sigs)
+                self.decide_on(ids, texts, priority, banding, contents, &fast)
             }
         }
     }
 
-    /// Steps 2–5 of a run over `sigs` of scheme `Sch`, one per text
-    /// (`None` for a text without tokens).
-    fn decide_on<S, K, P, Sch>(
+    /// Steps 3–6 of a run (see the [module documentation](super)) with the
+    /// fingerprinter `fp` of scheme `Sch`.
+    fn decide_on<S, K, P, Sch, F>(
         &self,
         ids: &[u64],
         texts: &[S],
         priority: Option<P>,
         banding: LshIndexBuilder,
-        sigs: &[Option<MinHashSig<H, Sch>>],
+        contents: Contents,
+        fp: &F,
     ) -> Result<DedupReport>
     where
         S: AsRef<str> + Sync,
         K: Ord,
         P: FnMut(usize) -> K,
         Sch: Scheme,
+        F: FingerprintBatch<Output = MinHashSig<H, Sch>> + Sync,
     {
-        let mut index = LshCandidateIndex::<H, Sch>::from_builder(banding)?;
-        engine::index_all(&mut index, sigs)?;
-        let present: Vec<bool> = sigs.iter().map(Option::is_some).collect();
+        let (bands, rows) = (banding.bands, banding.rows);
+        // Exact verification needs no signature once the band keys exist:
+        // keep only the keys (8 bytes a band instead of 8 bytes a slot).
+        let keep_sigs = self.verification != Verification::Exact;
+        let mut keys: Vec<Vec<u64>> = (0..bands)
+            .map(|_| Vec::with_capacity(contents.unique.len()))
+            .collect();
+        let mut sigs: Vec<MinHashSig<H, Sch>> = Vec::new();
+        let fps = engine::fingerprint_unique(
+            ids,
+            texts,
+            &contents,
+            self.empty,
+            fp,
+            |sig: MinHashSig<H, Sch>| {
+                let k: Vec<u64> = (0..bands)
+                    .map(|b| crate::lsh::band_key_at(&sig.hashes, rows, b))
+                    .collect();
+                (k, keep_sigs.then_some(sig))
+            },
+            |(k, sig)| {
+                for (band, key) in keys.iter_mut().zip(k) {
+                    band.push(key);
+                }
+                sigs.extend(sig);
+            },
+        )?;
+        let reps = star::bucket_reps(&keys);
+        drop(keys);
+        let n_live = fps.live.len();
+        let mut links = Links::new(ids.len(), self.record_pairs);
+        links.link_copies(&contents, &fps.present, Similarity::Jaccard(1.0));
         if self.verification == Verification::Exact {
-            let needed = engine::with_candidates(&index, sigs);
-            let maker = SetMaker {
-                canon: self.fp.canonicalizer(),
-                tok: self.fp.tokenizer(),
-                family: self.fp.hasher(),
-                seed: self.fp.seed(),
-            };
-            let sets = map_range(0..texts.len(), String::new, |i, buf| {
-                needed[i].then(|| maker.token_set(texts[i].as_ref(), buf))
-            });
-            let verifier = ExactVerifier {
-                sets,
+            let mut measure = ExactMeasure {
+                maker: SetMaker {
+                    canon: self.fp.canonicalizer(),
+                    tok: self.fp.tokenizer(),
+                    family: self.fp.hasher(),
+                    seed: self.fp.seed(),
+                },
+                texts,
+                live: &fps.live,
+                sets: (0..n_live).map(|_| None).collect(),
                 threshold: self.threshold,
             };
-            let links = engine::link(sigs, &index, &verifier, self.record_pairs, self.scan_chunk);
-            return Ok(engine::decide(
-                ids, &present, self.empty, links, &verifier, priority,
+            measure.hold(&star::representatives(&reps, n_live));
+            let scan = star::scan(&reps, n_live, &measure);
+            drop(reps);
+            add_edges(&mut links, &fps, &scan);
+            let grouping = engine::group(&links, ids.len(), priority);
+            let mut kept = alloc::vec![false; n_live];
+            for &k in &grouping.kept {
+                if let Some(d) = fps.dense(contents.first[k as usize]) {
+                    kept[d] = true;
+                }
+            }
+            measure.hold(&kept);
+            return Ok(finish(
+                ids, &contents, &fps, self.empty, links, grouping, &scan, &measure,
             ));
         }
-        let verifier = SignatureVerifier {
-            sigs,
-            estimate: MinHashSig::jaccard,
+        let measure = SignatureMeasure {
+            sigs: &sigs,
             threshold: (self.verification == Verification::Estimated).then_some(self.threshold),
         };
-        let links = engine::link(sigs, &index, &verifier, self.record_pairs, self.scan_chunk);
-        Ok(engine::decide(
-            ids, &present, self.empty, links, &verifier, priority,
+        let scan = star::scan(&reps, n_live, &measure);
+        drop(reps);
+        add_edges(&mut links, &fps, &scan);
+        let grouping = engine::group(&links, ids.len(), priority);
+        Ok(finish(
+            ids, &contents, &fps, self.empty, links, grouping, &scan, &measure,
         ))
     }
 }
 
-/// The run keeps the signatures itself, so the index stores only band keys
-/// (about 220 bytes a document instead of 1.25 KB); a run fingerprints with
-/// one scheme, and the index is of that scheme.
-impl<const H: usize, S: Scheme> CandidateIndex<MinHashSig<H, S>> for LshCandidateIndex<H, S> {
-    fn insert_batch(&mut self, docs: Vec<(u64, MinHashSig<H, S>)>) -> Result<()> {
-        self.try_extend(docs.iter().map(|(id, sig)| (*id, sig)))
-    }
-
-    fn candidates(&self, sig: &MinHashSig<H, S>) -> Vec<u64> {
-        self.query(sig)
+/// Merges the verified star pairs of `scan` (dense indices) into `links`
+/// (positions).
+fn add_edges(links: &mut Links, fps: &Fingerprinted, scan: &Scan) {
+    links.compared(scan.candidates);
+    for (d, edges) in scan.edges.iter().enumerate() {
+        for &(r, sim) in edges {
+            links.verified(fps.live[r as usize], fps.live[d], sim);
+        }
     }
 }
 
-/// Verifies by the signatures' estimated Jaccard; with no threshold
-/// ([`Verification::None`]) every candidate passes.
-struct SignatureVerifier<'a, Sig> {
-    sigs: &'a [Option<Sig>],
-    estimate: fn(&Sig, &Sig) -> f32,
+/// The report: a dropped document's similarity to its kept one is 1 for
+/// two copies of one text, the verified similarity when the pair was
+/// verified, else measured now.
+#[allow(clippy::too_many_arguments)]
+fn finish<M: Measure>(
+    ids: &[u64],
+    contents: &Contents,
+    fps: &Fingerprinted,
+    empty: EmptyDocuments,
+    links: Links,
+    grouping: Grouping,
+    scan: &Scan,
+    measure: &M,
+) -> DedupReport {
+    let first = &contents.first;
+    engine::report(
+        ids,
+        &fps.present,
+        empty,
+        links,
+        grouping,
+        || measure.probe(),
+        |doc, kept, probe| {
+            let (fd, fk) = (first[doc as usize], first[kept as usize]);
+            if fd == fk {
+                return Some(Similarity::Jaccard(1.0));
+            }
+            let (d, k) = (fps.dense(fd)? as u32, fps.dense(fk)? as u32);
+            if let Some(sim) = scan.edge(d, k) {
+                return Some(sim);
+            }
+            measure.load(d, probe);
+            measure.similarity(k, probe)
+        },
+    )
+}
+
+/// Estimated Jaccard of the signatures (dense indices); with no threshold
+/// ([`Verification::None`]) every pair passes.
+struct SignatureMeasure<'a, const H: usize, Sch: Scheme> {
+    sigs: &'a [MinHashSig<H, Sch>],
     threshold: Option<f32>,
 }
 
-impl<Sig: Sync> Verifier for SignatureVerifier<'_, Sig> {
-    fn verify(&self, a: usize, b: usize) -> Option<Similarity> {
-        let j = self.jaccard(a, b)?;
-        match self.threshold {
-            Some(t) if j < t => None,
-            _ => Some(Similarity::Jaccard(j)),
+impl<const H: usize, Sch: Scheme> Measure for SignatureMeasure<'_, H, Sch> {
+    /// The loaded document.
+    type Probe = u32;
+
+    fn probe(&self) -> u32 {
+        0
+    }
+
+    fn load(&self, d: u32, probe: &mut u32) {
+        *probe = d;
+    }
+
+    fn similarity(&self, r: u32, probe: &u32) -> Option<Similarity> {
+        let (a, b) = (self.sigs.get(r as usize)?, self.sigs.get(*probe as usize)?);
+        Some(Similarity::Jaccard(a.jaccard(b)))
+    }
+
+    fn verify(&self, r: u32, probe: &u32) -> Option<Similarity> {
+        let sim = self.similarity(r, probe)?;
+        match (self.threshold, sim) {
+            (Some(t), Similarity::Jaccard(j)) if j < t => None,
+            _ => Some(sim),
         }
-    }
-
-    fn similarity(&self, a: usize, b: usize) -> Option<Similarity> {
-        self.jaccard(a, b).map(Similarity::Jaccard)
-    }
-}
-
-impl<Sig> SignatureVerifier<'_, Sig> {
-    fn jaccard(&self, a: usize, b: usize) -> Option<f32> {
-        Some((self.estimate)(
-            self.sigs[a].as_ref()?,
-            self.sigs[b].as_ref()?,
-        ))
     }
 }

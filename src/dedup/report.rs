@@ -80,8 +80,9 @@ pub struct Cluster {
     pub members: Vec<u64>,
 }
 
-/// A candidate pair that passed verification. `a` comes before `b` in the
-/// input.
+/// A link a cluster was built from: a candidate pair that passed
+/// verification, or an exact copy (or, for SimHash, an equal signature)
+/// with its first occurrence. `a` comes before `b` in the input.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct VerifiedPair {
@@ -108,13 +109,15 @@ pub struct DedupStats {
     pub empty: usize,
     /// Clusters of two or more documents.
     pub clusters: usize,
-    /// Distinct document pairs the index returned as candidates.
+    /// Distinct candidate pairs, plus one per collapse link (an exact copy
+    /// with its first occurrence, or for SimHash a document with the first
+    /// one of its signature value).
     pub candidate_pairs: u64,
-    /// Candidate pairs whose similarity was computed. Fewer than
-    /// `candidate_pairs` when pairs are not recorded: a candidate already
-    /// known to be in the same cluster is not compared again.
+    /// Candidate pairs that were compared: all of them, so equal to
+    /// `candidate_pairs` (a collapse link counts as compared).
     pub compared_pairs: u64,
-    /// Compared pairs that passed verification.
+    /// Compared pairs that passed verification, collapse links included:
+    /// the length of [`DedupReport::pairs`] when pairs are recorded.
     pub verified_pairs: u64,
 }
 
@@ -127,9 +130,11 @@ pub struct DedupReport {
     /// Clusters of two or more documents, ordered by their first member's
     /// input position.
     pub clusters: Vec<Cluster>,
-    /// Every verified pair, ordered by the later document's input position
-    /// and then the earlier one's; empty unless pairs were asked for
-    /// (`record_pairs(true)`).
+    /// The links the clusters were built from (verified candidate pairs and
+    /// collapse links, not every pair within a cluster; see the
+    /// [module documentation](super)), ordered by the earlier document's
+    /// input position and then the later one's; empty unless pairs were
+    /// asked for (`with_record_pairs(true)`).
     pub pairs: Vec<VerifiedPair>,
     /// Counts.
     pub stats: DedupStats,

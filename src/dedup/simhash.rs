@@ -4,8 +4,10 @@
 use alloc::format;
 use alloc::vec::Vec;
 
-use super::engine;
-use super::{CandidateIndex, DedupReport, EmptyDocuments, Similarity, Verifier};
+use hashbrown::HashMap;
+
+use super::engine::{self, Links, map_range};
+use super::{DedupReport, EmptyDocuments, Similarity};
 use crate::{
     Canonicalizer, Error, Result, SimHash64, SimHashFingerprinter, SimHashIndex, Tokenizer,
     WordTokenizer, hamming,
@@ -18,7 +20,9 @@ const MAX_DISTANCE: u32 = 64;
 /// Near-duplicate removal with SimHash: documents whose 64-bit signatures
 /// differ in at most `k` bits are duplicates. Candidates come from a
 /// [`SimHashIndex`] of radius `k`, which finds every pair within `k` bits
-/// (no S-curve losses); each is checked again before it counts.
+/// (no S-curve losses); each is checked again before it counts. Copies of
+/// one text and documents with one signature value are linked without the
+/// index (see the [module documentation](super)).
 ///
 /// The defaults: `k = 3`; the default [`Canonicalizer`], words and
 /// [`Weighting::Tf`](crate::Weighting::Tf) (`SimHashFingerprinter::new`);
@@ -42,7 +46,6 @@ pub struct SimHashDedup<T: Tokenizer = WordTokenizer> {
     max_distance: u32,
     empty: EmptyDocuments,
     record_pairs: bool,
-    pub(super) scan_chunk: usize,
 }
 
 impl SimHashDedup {
@@ -69,7 +72,6 @@ impl<T: Tokenizer> SimHashDedup<T> {
             max_distance: 3,
             empty: EmptyDocuments::Error,
             record_pairs: false,
-            scan_chunk: engine::SCAN_CHUNK,
         }
     }
 
@@ -90,8 +92,10 @@ impl<T: Tokenizer> SimHashDedup<T> {
         self
     }
 
-    /// Whether to list every verified pair in [`DedupReport::pairs`]
-    /// (default `false`; see [`MinHashDedup::with_record_pairs`](super::MinHashDedup::with_record_pairs)).
+    /// Whether to list the pairs that linked the clusters in
+    /// [`DedupReport::pairs`] (default `false`): the exact copies and equal
+    /// signatures with their first occurrence, and every pair of distinct
+    /// signature values within `k` (see the [module documentation](super)).
     #[must_use]
     pub fn with_record_pairs(mut self, record: bool) -> Self {
         self.record_pairs = record;
@@ -174,7 +178,7 @@ impl<T: Tokenizer> SimHashDedup<T> {
         priority: Option<P>,
     ) -> Result<DedupReport>
     where
-        X: CandidateIndex<SimHash64>,
+        X: CandidateIndex,
         S: AsRef<str> + Sync,
         K: Ord,
         P: FnMut(usize) -> K,
@@ -182,16 +186,92 @@ impl<T: Tokenizer> SimHashDedup<T> {
         self.check()?;
         self.fp.canonicalizer().check()?;
         self.fp.tokenizer().validate()?;
-        let sigs = engine::fingerprint_all(ids, texts, self.empty, &self.fp)?;
-        engine::index_all(&mut index, &sigs)?;
-        let present: Vec<bool> = sigs.iter().map(Option::is_some).collect();
-        let verifier = HammingVerifier {
-            sigs: &sigs,
-            k: self.max_distance,
+        let contents = engine::collapse_contents(texts);
+        let mut sigs: Vec<SimHash64> = Vec::with_capacity(contents.unique.len());
+        let fps = engine::fingerprint_unique(
+            ids,
+            texts,
+            &contents,
+            self.empty,
+            &self.fp,
+            |sig| sig,
+            |sig| sigs.push(sig),
+        )?;
+        let live = &fps.live;
+        let mut links = Links::new(ids.len(), self.record_pairs);
+        links.link_copies(&contents, &fps.present, Similarity::Hamming(0));
+
+        // Value collapse: one document per signature value goes into the
+        // index; the others are linked to it at distance 0.
+        let mut first_with: HashMap<u64, u32> = HashMap::with_capacity(sigs.len());
+        let mut values: Vec<u32> = Vec::new();
+        for (d, &sig) in sigs.iter().enumerate() {
+            let f = *first_with.entry(sig.0).or_insert(d as u32);
+            if f as usize == d {
+                values.push(d as u32);
+            } else {
+                links.collapsed(live[f as usize], live[d], Similarity::Hamming(0));
+            }
+        }
+        drop(first_with);
+        index.insert_batch(
+            values
+                .iter()
+                .map(|&d| (u64::from(live[d as usize]), sigs[d as usize]))
+                .collect(),
+        )?;
+
+        // Every pair of distinct values within `k`, found by its later
+        // document; rounds bound the candidates held at once.
+        let sig_at = |pos: u64| -> Option<SimHash64> {
+            let pos = u32::try_from(pos).ok()?;
+            Some(sigs[fps.dense(pos)?])
         };
-        let links = engine::link(&sigs, &index, &verifier, self.record_pairs, self.scan_chunk);
-        Ok(engine::decide(
-            ids, &present, self.empty, links, &verifier, priority,
+        for round in values.chunks(engine::ROUND) {
+            let found = map_range(
+                0..round.len(),
+                || (),
+                |j, _| {
+                    let d = round[j] as usize;
+                    let (pos, sig) = (live[d], sigs[d]);
+                    let mut candidates = 0;
+                    let mut edges = Vec::new();
+                    for c in index.candidates(&sig) {
+                        if c >= u64::from(pos) {
+                            continue;
+                        }
+                        let Some(other) = sig_at(c) else { continue };
+                        candidates += 1;
+                        let dist = hamming(other, sig);
+                        if dist <= self.max_distance {
+                            edges.push((c as u32, Similarity::Hamming(dist)));
+                        }
+                    }
+                    (pos, candidates, edges)
+                },
+            );
+            for (pos, candidates, edges) in found {
+                links.compared(candidates);
+                for (c, sim) in edges {
+                    links.verified(c, pos, sim);
+                }
+            }
+        }
+
+        let grouping = engine::group(&links, ids.len(), priority);
+        let first = &contents.first;
+        Ok(engine::report(
+            ids,
+            &fps.present,
+            self.empty,
+            links,
+            grouping,
+            || (),
+            |doc, kept, _| {
+                let a = sig_at(u64::from(first[doc as usize]))?;
+                let b = sig_at(u64::from(first[kept as usize]))?;
+                Some(Similarity::Hamming(hamming(a, b)))
+            },
         ))
     }
 
@@ -207,7 +287,19 @@ impl<T: Tokenizer> SimHashDedup<T> {
     }
 }
 
-impl CandidateIndex<SimHash64> for SimHashIndex {
+/// An index that proposes candidate pairs. Signatures are inserted under
+/// their input position; [`candidates`](Self::candidates) returns positions
+/// without repeats, in any order, possibly including the probe itself, and
+/// must include every stored signature within the run's distance (a run
+/// checks the distance of each again).
+pub(crate) trait CandidateIndex: Sync {
+    /// Adds `(position, signature)` pairs, positions fresh and ascending.
+    fn insert_batch(&mut self, docs: Vec<(u64, SimHash64)>) -> Result<()>;
+    /// Positions of the documents that may be near `sig`.
+    fn candidates(&self, sig: &SimHash64) -> Vec<u64>;
+}
+
+impl CandidateIndex for SimHashIndex {
     fn insert_batch(&mut self, docs: Vec<(u64, SimHash64)>) -> Result<()> {
         #[cfg(feature = "parallel")]
         {
@@ -221,28 +313,5 @@ impl CandidateIndex<SimHash64> for SimHashIndex {
 
     fn candidates(&self, sig: &SimHash64) -> Vec<u64> {
         self.query(sig)
-    }
-}
-
-/// Hamming distance at most `k`.
-struct HammingVerifier<'a> {
-    sigs: &'a [Option<SimHash64>],
-    k: u32,
-}
-
-impl Verifier for HammingVerifier<'_> {
-    fn verify(&self, a: usize, b: usize) -> Option<Similarity> {
-        let d = self.distance(a, b)?;
-        (d <= self.k).then_some(Similarity::Hamming(d))
-    }
-
-    fn similarity(&self, a: usize, b: usize) -> Option<Similarity> {
-        self.distance(a, b).map(Similarity::Hamming)
-    }
-}
-
-impl HammingVerifier<'_> {
-    fn distance(&self, a: usize, b: usize) -> Option<u32> {
-        Some(hamming(self.sigs[a]?, self.sigs[b]?))
     }
 }

@@ -26,21 +26,24 @@ proptest! {
 #[test]
 fn length_filter_never_rejects_a_passing_pair() {
     // |a| = 4, |b| = 5, b ⊇ a: J = 0.8 exactly, equal to small / large.
-    let v = ExactVerifier {
-        sets: alloc::vec![
-            Some(Box::from([1, 2, 3, 4])),
-            Some(Box::from([1, 2, 3, 4, 5])),
-            None
-        ],
-        threshold: 0.8,
-    };
-    assert_eq!(v.verify(0, 1), Some(Similarity::Jaccard(0.8)));
-    assert_eq!(v.verify(0, 2), None);
-    assert_eq!(v.similarity(1, 2), None);
-    let strict = ExactVerifier {
-        threshold: 0.81,
-        ..v
-    };
-    assert_eq!(strict.verify(0, 1), None);
-    assert_eq!(strict.similarity(0, 1), Some(Similarity::Jaccard(0.8)));
+    let (a, b) = ([1, 2, 3, 4], [1, 2, 3, 4, 5]);
+    assert_eq!(jaccard_at_least(&a, &b, 0.8), Some(0.8));
+    assert_eq!(jaccard_at_least(&b, &a, 0.8), Some(0.8));
+    assert_eq!(jaccard_at_least(&a, &b, 0.81), None);
+    assert_eq!(jaccard_at_least(&a, &[], 0.1), None);
+    assert_eq!(jaccard_at_least(&[], &[], 0.1), None);
+}
+
+proptest! {
+    #[test]
+    fn threshold_check_matches_the_jaccard(
+        a in proptest::collection::vec(0u64..30, 0..20),
+        b in proptest::collection::vec(0u64..30, 0..20),
+        t in prop::sample::select(vec![0.1f32, 0.25, 0.5, 0.8, 1.0]),
+    ) {
+        let (a, b) = (sorted_set(a), sorted_set(b));
+        let j = set_jaccard(&a, &b);
+        let want = (!(a.is_empty() && b.is_empty()) && j >= t).then_some(j);
+        prop_assert_eq!(jaccard_at_least(&a, &b, t), want);
+    }
 }

@@ -316,24 +316,162 @@ fn threshold_one_needs_equal_token_sets() {
 }
 
 #[test]
-fn skipping_known_cluster_members_keeps_the_clusters() {
-    // Forty copies: 780 candidate pairs; without recording, one comparison
-    // per document suffices once the earlier copies form one cluster.
-    let items: Vec<(u64, &str)> = (0..40).map(|i| (i, NEWS)).collect();
-    let mut quiet = MinHashDedup::new();
-    quiet.scan_chunk = 1;
-    let quiet = quiet.run(items.clone()).unwrap();
-    let loud = MinHashDedup::new()
-        .with_record_pairs(true)
+fn exact_copies_are_linked_to_their_first_occurrence() {
+    // Forty copies: 39 links to the first, no band bucket, no comparison.
+    let mut items: Vec<(u64, &str)> = (0..40).map(|i| (i, NEWS)).collect();
+    items.insert(1, (100, RECIPE));
+    for verification in [
+        Verification::Exact,
+        Verification::Estimated,
+        Verification::None,
+    ] {
+        let report = MinHashDedup::new()
+            .with_verification(verification)
+            .with_record_pairs(true)
+            .run(items.clone())
+            .unwrap();
+        let mut members: Vec<u64> = (0..40).collect();
+        members.sort_by_key(|&id| items.iter().position(|&(x, _)| x == id));
+        assert_eq!(report.clusters, [Cluster { kept: 0, members }]);
+        assert_eq!(report.pairs.len(), 39);
+        assert!(
+            report
+                .pairs
+                .iter()
+                .all(|p| p.a == 0 && p.similarity == Similarity::Jaccard(1.0))
+        );
+        assert!(report.pairs.windows(2).all(|w| w[0].b < w[1].b));
+        let s = report.stats;
+        assert_eq!(
+            (s.candidate_pairs, s.compared_pairs, s.verified_pairs),
+            (39, 39, 39)
+        );
+        assert!(
+            report.decisions[2..].iter().all(
+                |d| d.duplicate_of == Some(0) && d.similarity == Some(Similarity::Jaccard(1.0))
+            )
+        );
+    }
+}
+
+#[test]
+fn a_copy_is_measured_against_a_kept_document_of_other_text() {
+    // 1 and 3 are copies; the priority keeps 2, a near-duplicate of both.
+    let base = words(0..30);
+    let longer = format!("{base} w99");
+    let items = vec![(1, base.clone()), (2, longer), (3, base)];
+    let dedup = MinHashDedup::with_fingerprinter(MinHashFingerprinter::<_, 128>::new(
+        Canonicalizer::default(),
+        WordTokenizer,
+    ))
+    .with_threshold(0.9)
+    .with_record_pairs(true);
+    let report = dedup.run_by_priority(items, |_, t| t.len()).unwrap();
+    assert_eq!(report.clusters[0].kept, 2);
+    let j = Similarity::Jaccard((30.0f64 / 31.0) as f32);
+    assert_eq!(report.decisions[0].similarity, Some(j));
+    assert_eq!(report.decisions[2].similarity, Some(j));
+    let pairs: Vec<(u64, u64, Similarity)> = report
+        .pairs
+        .iter()
+        .map(|p| (p.a, p.b, p.similarity))
+        .collect();
+    assert_eq!(pairs, [(1, 2, j), (1, 3, Similarity::Jaccard(1.0))]);
+}
+
+#[test]
+fn copies_of_an_empty_document_follow_the_policy() {
+    let items = [(1, "  "), (2, NEWS), (3, "  "), (4, NEWS)];
+    let err = MinHashDedup::new().run(items).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid input: dedup: document id 1 (item 0): empty document"
+    );
+    let keep = MinHashDedup::new()
+        .with_empty_documents(EmptyDocuments::Keep)
         .run(items)
         .unwrap();
-    assert_eq!(quiet.clusters, loud.clusters);
-    assert_eq!(quiet.decisions, loud.decisions);
-    assert_eq!(loud.stats.candidate_pairs, 780);
-    assert_eq!(loud.stats.compared_pairs, 780);
-    assert_eq!(quiet.stats.candidate_pairs, 780);
-    assert_eq!(quiet.stats.compared_pairs, 39);
-    assert_eq!(loud.pairs.len(), 780);
+    assert_eq!(keep.kept_ids().collect::<Vec<_>>(), [1, 2, 3]);
+    assert!(keep.decisions[2].empty && keep.decisions[2].cluster.is_none());
+    assert_eq!((keep.stats.empty, keep.stats.verified_pairs), (2, 1));
+    let drop = MinHashDedup::new()
+        .with_empty_documents(EmptyDocuments::Drop)
+        .run(items)
+        .unwrap();
+    assert_eq!(drop.kept_ids().collect::<Vec<_>>(), [2]);
+    assert_eq!(drop.decisions[2].duplicate_of, None);
+}
+
+/// A word fingerprinter: two-word texts have tokens.
+fn word_dedup() -> MinHashDedup<WordTokenizer> {
+    MinHashDedup::with_fingerprinter(MinHashFingerprinter::<_, 128>::new(
+        Canonicalizer::default(),
+        WordTokenizer,
+    ))
+}
+
+/// `n` spellings of one text that differ in letter case only: distinct
+/// contents, one token sequence.
+fn case_variants(text: &str, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            text.chars()
+                .enumerate()
+                .map(|(b, c)| {
+                    if b < usize::BITS as usize && (i >> b) & 1 == 1 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn identical_documents_cost_one_link_each() {
+    const N: usize = 20_000;
+    let dedup = word_dedup();
+    let bands = dedup.banding().unwrap().bands;
+    let copies = vec!["a b"; N];
+    let report = dedup.run_texts(&copies).unwrap();
+    assert_eq!(report.clusters.len(), 1);
+    assert_eq!(report.clusters[0].members.len(), N);
+    assert_eq!(report.stats.candidate_pairs, N as u64 - 1);
+    assert!(report.stats.candidate_pairs <= (N * bands) as u64);
+    // Distinct texts with one signature: every band has the first as its
+    // representative, so each document is one candidate.
+    let variants = case_variants("abcdefghijklmnopqrstu", N);
+    let report = dedup.run_texts(&variants).unwrap();
+    assert_eq!(report.clusters.len(), 1);
+    assert_eq!(report.clusters[0].members.len(), N);
+    assert_eq!(report.stats.candidate_pairs, N as u64 - 1);
+    assert_eq!(report.stats.verified_pairs, N as u64 - 1);
+}
+
+#[test]
+fn near_identical_documents_cost_at_most_one_candidate_per_band() {
+    // A 200-word text with one word replaced per document: any two share
+    // about 186 of 206 word 5-shingles (Jaccard 0.9), and most bands.
+    const N: usize = 20_000;
+    let base: Vec<String> = (0..200).map(|i| format!("word{i}")).collect();
+    let texts: Vec<String> = (0..N)
+        .map(|d| {
+            let mut w = base.clone();
+            w[d % 200] = format!("changed{d}");
+            w.join(" ")
+        })
+        .collect();
+    let dedup = MinHashDedup::new();
+    let bands = dedup.banding().unwrap().bands;
+    let report = dedup.run_texts(&texts).unwrap();
+    assert_eq!(report.clusters.len(), 1);
+    assert_eq!(report.clusters[0].members.len(), N);
+    assert_eq!((report.stats.kept, report.stats.dropped), (1, N - 1));
+    let s = report.stats;
+    assert!(s.candidate_pairs <= (N * bands) as u64, "{s:?}");
+    assert!(s.verified_pairs >= N as u64 - 1, "{s:?}");
 }
 
 #[cfg(feature = "serde")]

@@ -1,13 +1,16 @@
-//! The SimHash path against a brute-force candidate finder.
+//! The SimHash path against a brute-force candidate finder and a
+//! brute-force reference.
 
-use alloc::string::String;
+use alloc::collections::BTreeMap;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use proptest::prelude::*;
 
-use super::super::simhash::SimHashDedup;
-use super::super::{CandidateIndex, EmptyDocuments, Similarity, engine};
-use super::proptests::{Reference, check_report};
+use super::super::EmptyDocuments;
+use super::super::Similarity;
+use super::super::simhash::{CandidateIndex, SimHashDedup};
+use super::proptests::{Reference, check_report, components, first_copies, on_one_and_four};
 use crate::{Fingerprinter, Result, SimHash64, hamming};
 
 /// Every stored signature within Hamming distance `k` of the probe, found by
@@ -26,7 +29,7 @@ impl BruteForce {
     }
 }
 
-impl CandidateIndex<SimHash64> for BruteForce {
+impl CandidateIndex for BruteForce {
     fn insert_batch(&mut self, docs: Vec<(u64, SimHash64)>) -> Result<()> {
         self.docs.extend(docs);
         Ok(())
@@ -59,13 +62,76 @@ const WORDS: [&str; 10] = [
     "red", "green", "blue", "cyan", "magenta", "yellow", "black", "white", "grey", "pink",
 ];
 
+/// Short texts over a small vocabulary (many equal and near signatures),
+/// with byte-for-byte copies and respellings of earlier texts (same
+/// signature, different bytes).
 fn corpus() -> impl Strategy<Value = Vec<String>> {
-    let doc = proptest::collection::vec(0usize..WORDS.len(), 0..8);
-    proptest::collection::vec(doc, 0..12).prop_map(|docs| {
-        docs.into_iter()
-            .map(|d| d.iter().map(|&w| WORDS[w]).collect::<Vec<_>>().join(" "))
-            .collect()
+    let doc = (
+        proptest::collection::vec(0usize..WORDS.len(), 0..8),
+        0u8..8,
+        any::<usize>(),
+    );
+    proptest::collection::vec(doc, 0..16).prop_map(|docs| {
+        let mut texts: Vec<String> = Vec::new();
+        for (words, kind, at) in docs {
+            let earlier = (!texts.is_empty()).then(|| texts[at % texts.len()].clone());
+            let text = match (kind, earlier) {
+                (0 | 1, Some(t)) => t,
+                (2, Some(t)) => t.to_uppercase(),
+                (3, Some(t)) => t.replace(' ', "   "),
+                _ => words
+                    .iter()
+                    .map(|&w| WORDS[w])
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            };
+            texts.push(text);
+        }
+        texts
     })
+}
+
+/// The SimHash links by the definition: copies and equal values to their
+/// first occurrence at distance 0, then every pair of first occurrences of
+/// distinct values within `k`. Returns the links and the candidate count
+/// (every pair within `k` is a candidate of a brute-force index).
+fn simhash_links(
+    texts: &[String],
+    sigs: &[Option<SimHash64>],
+    k: u32,
+) -> (Vec<(usize, usize, Similarity)>, u64) {
+    let first = first_copies(texts);
+    let mut pairs = Vec::new();
+    let mut value_first: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut values = Vec::new();
+    for i in 0..texts.len() {
+        let Some(sig) = sigs[i] else { continue };
+        if first[i] != i {
+            pairs.push((first[i], i, Similarity::Hamming(0)));
+            continue;
+        }
+        match value_first.get(&sig.0) {
+            Some(&f) => pairs.push((f, i, Similarity::Hamming(0))),
+            None => {
+                value_first.insert(sig.0, i);
+                values.push(i);
+            }
+        }
+    }
+    let mut candidates = pairs.len() as u64;
+    for (x, &b) in values.iter().enumerate() {
+        for &a in &values[..x] {
+            let (Some(sa), Some(sb)) = (sigs[a], sigs[b]) else {
+                continue;
+            };
+            let d = hamming(sa, sb);
+            if d <= k {
+                candidates += 1;
+                pairs.push((a, b, Similarity::Hamming(d)));
+            }
+        }
+    }
+    (pairs, candidates)
 }
 
 proptest! {
@@ -77,17 +143,17 @@ proptest! {
         k in prop::sample::select(vec![0u32, 3, 8, 16, 24, 64]),
         empty in prop::sample::select(vec![EmptyDocuments::Keep, EmptyDocuments::Drop]),
         record in any::<bool>(),
-        chunk in prop::sample::select(vec![1usize, 2, 5, engine::SCAN_CHUNK]),
         by_length in any::<bool>(),
     ) {
-        let mut dedup = SimHashDedup::new()
+        let dedup = SimHashDedup::new()
             .with_max_distance(k)
             .with_empty_documents(empty)
             .with_record_pairs(record);
-        dedup.scan_chunk = chunk;
         let ids: Vec<u64> = (0..texts.len() as u64).map(|i| 1000 - i).collect();
-        let report = run(&dedup, &ids, &texts, by_length)
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let report = on_one_and_four(|| {
+            run(&dedup, &ids, &texts, by_length).map_err(|e| e.to_string())
+        })?
+        .map_err(TestCaseError::fail)?;
 
         let sigs: Vec<Option<SimHash64>> =
             texts.iter().map(|t| dedup.fingerprinter().fingerprint(t).ok()).collect();
@@ -95,33 +161,46 @@ proptest! {
             (Some(x), Some(y)) => Similarity::Hamming(hamming(x, y)),
             _ => Similarity::Hamming(u32::MAX),
         };
-        let mut pairs = Vec::new();
-        for b in 0..texts.len() {
-            for a in 0..b {
-                if let (Some(x), Some(y)) = (sigs[a], sigs[b])
-                    && hamming(x, y) <= k
-                {
-                    pairs.push((a, b, measure(a, b)));
-                }
-            }
-        }
+        let (pairs, candidates) = simhash_links(&texts, &sigs, k);
         let reference = Reference {
             present: sigs.iter().map(Option::is_some).collect(),
             pairs,
+            candidates,
             measure: &measure,
         };
         let keys: Vec<usize> = texts.iter().map(String::len).collect();
         check_report(&report, &ids, &reference, by_length.then_some(&keys[..]), empty, record)?;
 
+        // The clusters are those of every pair within `k`, collapse or not.
+        let mut all = Vec::new();
+        for b in 0..texts.len() {
+            for a in 0..b {
+                if let (Some(x), Some(y)) = (sigs[a], sigs[b])
+                    && hamming(x, y) <= k
+                {
+                    all.push((a, b));
+                }
+            }
+        }
+        let want: Vec<Vec<u64>> = components(texts.len(), &all)
+            .into_iter()
+            .map(|m| m.into_iter().map(|x| ids[x]).collect())
+            .collect();
+        let got: Vec<Vec<u64>> = report.clusters.iter().map(|c| c.members.clone()).collect();
+        prop_assert_eq!(got, want);
+
         // The real index finds exactly what brute force finds.
         if k <= crate::lsh::MAX_AUTO_DISTANCE {
-            let items = ids.iter().copied().zip(texts.iter());
-            let public = if by_length {
-                dedup.run_by_priority(items, |_, t| t.len())
-            } else {
-                dedup.run(items)
-            };
-            prop_assert_eq!(public.map_err(|e| TestCaseError::fail(e.to_string()))?, report);
+            let public = on_one_and_four(|| {
+                let items = ids.iter().copied().zip(texts.iter());
+                let r = if by_length {
+                    dedup.run_by_priority(items, |_, t| t.len())
+                } else {
+                    dedup.run(items)
+                };
+                r.map_err(|e| e.to_string())
+            })?;
+            prop_assert_eq!(public.map_err(TestCaseError::fail)?, report);
         }
     }
 }
@@ -187,4 +266,33 @@ fn simhash_near_duplicates() {
             .iter()
             .all(|p| p.similarity.hamming().is_some_and(|d| d <= 3))
     );
+}
+
+#[test]
+fn equal_signatures_cost_one_link_each() {
+    const N: usize = 20_000;
+    let dedup = SimHashDedup::new().with_record_pairs(true);
+    let spellings = ["a b", "a  b", "A b"];
+    let mixed: Vec<&str> = (0..N).map(|i| spellings[i % 3]).collect();
+    let variants = super::case_variants("abcdefghijklmnopqrstu", N);
+    for report in [
+        dedup.run_texts(&mixed).unwrap(),
+        dedup.run_texts(&variants).unwrap(),
+    ] {
+        assert_eq!(report.clusters.len(), 1);
+        assert_eq!(report.clusters[0].members.len(), N);
+        let s = report.stats;
+        assert_eq!(
+            (s.candidate_pairs, s.verified_pairs),
+            (N as u64 - 1, N as u64 - 1)
+        );
+        // Copies link to the first of their spelling, spellings to the
+        // first of the value.
+        assert!(
+            report
+                .pairs
+                .iter()
+                .all(|p| p.a < 3 && p.similarity == Similarity::Hamming(0))
+        );
+    }
 }
