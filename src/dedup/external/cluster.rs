@@ -105,10 +105,7 @@ pub(super) fn run(
     }
     drop(parent);
     members.finish()?;
-    let file = out
-        .into_inner()
-        .map_err(|e| io_error(&path, "cannot write", e.into_error()))?;
-    file.sync_data()
+    out.flush()
         .map_err(|e| io_error(&path, "cannot write", e))?;
     work.finish(STAGE, &format!("clusters {clusters}\ndropped {dropped}\n"))?;
     Ok((

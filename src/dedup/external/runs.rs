@@ -33,6 +33,9 @@ pub(crate) trait Rec: Copy + Ord + Send + Sync {
 const MAGIC: &[u8; 8] = b"TXFPRUN1";
 const HEADER: usize = 8 + 4 + 4 + 8;
 
+/// Fewest records a run holds (unless it is the last).
+pub(crate) const MIN_RUN: usize = 256;
+
 /// Bytes of read buffer per open run during a merge.
 const READ_BUFFER: usize = 64 << 10;
 
@@ -49,13 +52,14 @@ pub(crate) struct Spiller<R: Rec> {
 
 impl<R: Rec> Spiller<R> {
     /// Runs go to `dir/{prefix}-{n}.run`; `capacity` records are held in
-    /// memory at most (at least one).
+    /// memory at most, but at least [`MIN_RUN`]: a tiny budget spread over
+    /// many bands would otherwise write thousands of files of a few records.
     pub(crate) fn new(dir: &Path, prefix: &str, capacity: usize) -> Self {
         Self {
             dir: dir.to_path_buf(),
             prefix: prefix.to_string(),
             buf: Vec::new(),
-            capacity: capacity.max(1),
+            capacity: capacity.max(MIN_RUN),
             runs: Vec::new(),
             written: 0,
         }
@@ -102,7 +106,7 @@ impl<R: Rec> Spiller<R> {
 
 /// Writes `records` (already sorted) as a run at `path`, atomically.
 pub(crate) fn write_run<R: Rec>(path: &Path, records: &[R]) -> Result<()> {
-    replace_file(path, |w| {
+    replace_file(path, false, |w| {
         let mut out = BufWriter::with_capacity(1 << 20, w);
         let mut header = [0u8; HEADER];
         header[..8].copy_from_slice(MAGIC);

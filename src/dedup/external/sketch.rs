@@ -157,11 +157,8 @@ where
         spill.finish()?;
     }
     content.finish()?;
-    for (w, p) in [(ids, &ids_path), (idx, &idx_path)] {
-        let f = w
-            .into_inner()
-            .map_err(|e| io_error(p, "cannot write", e.into_error()))?;
-        f.sync_data().map_err(|e| io_error(p, "cannot write", e))?;
+    for (mut w, p) in [(ids, &ids_path), (idx, &idx_path)] {
+        w.flush().map_err(|e| io_error(p, "cannot write", e))?;
     }
     let bits = Bits::new(n as usize);
     for &e in &empties {

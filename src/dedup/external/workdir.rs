@@ -21,16 +21,19 @@ pub(crate) fn io_error(path: &Path, what: &str, e: io::Error) -> Error {
     ))
 }
 
-/// Writes a file through `fill` under a temporary name, syncs it, and
-/// renames it to `path`.
+/// Writes a file through `fill` under a temporary name and renames it to
+/// `path`. A killed process leaves either the whole file or none; only
+/// stage markers are also synced (`durable`), since a run whose files a
+/// power loss cut short is found by the runs' length checks on resume.
 pub(crate) fn replace_file(
     path: &Path,
+    durable: bool,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<()> {
     let tmp = tmp_name(path);
     let result = File::create(&tmp).and_then(|mut f| {
         fill(&mut f)?;
-        f.sync_data()
+        if durable { f.sync_data() } else { Ok(()) }
     });
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
@@ -81,7 +84,7 @@ impl WorkDir {
                         root.display()
                     )));
                 }
-                replace_file(&id_path, |f| f.write_all(identity.as_bytes()))?;
+                replace_file(&id_path, true, |f| f.write_all(identity.as_bytes()))?;
             }
             Err(e) => return Err(io_error(&id_path, "cannot read", e)),
         }
@@ -120,7 +123,7 @@ impl WorkDir {
     /// Marks a stage finished, recording `summary` (read back on resume).
     pub(crate) fn finish(&self, stage: &str, summary: &str) -> Result<()> {
         let path = self.root.join(format!("{stage}.done"));
-        replace_file(&path, |f| f.write_all(summary.as_bytes()))
+        replace_file(&path, true, |f| f.write_all(summary.as_bytes()))
     }
 
     /// Bytes of all files under the directory.
@@ -193,7 +196,7 @@ impl Bits {
 
     /// Writes the bits to `path`.
     pub(crate) fn save(&self, path: &Path) -> Result<()> {
-        replace_file(path, |f| {
+        replace_file(path, false, |f| {
             let mut out = io::BufWriter::new(f);
             for w in &self.words {
                 out.write_all(&w.load(core::sync::atomic::Ordering::Relaxed).to_le_bytes())?;
