@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use txtfp::corpus::{Compression, Corpus, Key, ReadOptions, ResolveOptions, WriteOptions, Writer};
+use txtfp::corpus::{Compression, Corpus, Format, Key, ReadOptions, ResolveOptions, WriteOptions, Writer};
 use txtfp::dedup::MinHashDedup;
 use txtfp::dedup::Similarity;
 use txtfp::dedup::external::{CorpusSource, ExternalOptions, ExternalReport, SkipLog};
@@ -37,7 +37,12 @@ pub fn plan(a: &DedupArgs) -> CliResult<Option<Corpus>> {
         Err(_) => return Ok(None),
     };
     let shards = corpus.shards();
+    // A folder's JSONL and Parquet files are shards; the in-memory reader
+    // would take each for one text document.
+    let folder_of_shards =
+        a.inputs[0].is_dir() && shards.iter().any(|s| s.format() != Format::Text);
     let needed = forced
+        || folder_of_shards
         || shards.len() > 1
         || shards.iter().any(|s| s.compression() != Compression::None)
         || corpus.total_bytes() > AUTO_BYTES;
