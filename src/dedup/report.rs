@@ -47,9 +47,10 @@ impl Similarity {
 /// A document is *dropped* when it belongs to a cluster of near-duplicates
 /// and another member of that cluster was chosen to be kept. `duplicate_of`
 /// names the kept member and `similarity` is measured between the two. A
-/// cluster is a connected component of verified pairs, so a dropped document
-/// can reach its kept member through a chain of near-duplicates; its
-/// `similarity` to the kept member may then fail the threshold.
+/// cluster is a connected component of verified pairs and copy links (see
+/// [`VerifiedPair`]), so a dropped document can reach its kept member
+/// through a chain of near-duplicates; its `similarity` to the kept member
+/// may then fail the threshold.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Decision {
@@ -70,7 +71,8 @@ pub struct Decision {
     pub empty: bool,
 }
 
-/// A group of two or more documents connected by verified pairs.
+/// A group of two or more documents connected by verified pairs and copy
+/// links.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Cluster {

@@ -41,3 +41,51 @@ proptest! {
         }
     }
 }
+
+/// Two documents share a band key here exactly when an
+/// [`LshCandidateIndex`](crate::LshCandidateIndex) of the same banding
+/// makes them candidates, for the 8-row fast path and the general one.
+#[test]
+fn band_keys_agree_with_the_candidate_index() {
+    use crate::{LshCandidateIndex, LshIndexBuilder, MinHashSig};
+    // Slots from a tiny alphabet, so that many bands collide.
+    let sigs: Vec<MinHashSig<16>> = (0..40u64)
+        .map(|d| {
+            let mut s = MinHashSig::<16>::empty();
+            for (i, h) in s.hashes.iter_mut().enumerate() {
+                *h = (d.wrapping_mul(0x9E37_79B9) >> (i % 5)) % 3;
+            }
+            s
+        })
+        .collect();
+    for (bands, rows) in [(2, 8), (4, 4), (16, 1)] {
+        let mut index =
+            LshCandidateIndex::<16>::from_builder(LshIndexBuilder::new(bands, rows)).unwrap();
+        index
+            .try_extend(sigs.iter().enumerate().map(|(d, s)| (d as u64, s)))
+            .unwrap();
+        let keys: Vec<Vec<u64>> = (0..bands)
+            .map(|b| {
+                sigs.iter()
+                    .map(|s| crate::lsh::band_key_at(&s.hashes, rows, b))
+                    .collect()
+            })
+            .collect();
+        let mut shared_any = false;
+        for (d, sig) in sigs.iter().enumerate() {
+            let mut want: Vec<u64> = (0..sigs.len())
+                .filter(|&e| keys.iter().any(|band| band[e] == band[d]))
+                .map(|e| e as u64)
+                .collect();
+            want.sort_unstable();
+            let mut got = index.query(sig);
+            got.sort_unstable();
+            shared_any |= want.len() > 1;
+            assert_eq!(got, want, "document {d}, {bands} × {rows}");
+        }
+        assert!(
+            shared_any,
+            "{bands} × {rows}: no two documents share a band"
+        );
+    }
+}
