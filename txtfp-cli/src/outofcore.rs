@@ -163,9 +163,10 @@ struct Written {
     bytes: u64,
 }
 
-/// Writes every shard's kept records. The decisions come in input order, the
-/// rows of each shard in row order, and the records the first pass skipped
-/// have no decision.
+/// Writes every shard's kept records, shards in parallel. The decisions
+/// come in input order, each shard's from its first position; the rows of a
+/// shard come in row order, and the records the first pass skipped have no
+/// decision.
 fn write_kept(
     corpus: &Corpus,
     read_opts: &ReadOptions,
@@ -175,49 +176,90 @@ fn write_kept(
     compression: Option<Compression>,
     progress: &Progress,
 ) -> CliResult<Written> {
+    use rayon::prelude::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    remove_stale_temporaries(out_dir)?;
     let writer = Writer::new(corpus, out_dir, &WriteOptions::default().compression(compression))
         .map_err(|e| CliError::Failed(e.to_string()))?;
-    let mut decisions = report.decisions()?;
-    let mut skipped = skips.keys.iter().peekable();
-    let mut failure: Option<txtfp::Error> = None;
+    let mut starts = Vec::with_capacity(corpus.shards().len());
+    let mut next = 0u64;
+    for i in 0..corpus.shards().len() {
+        starts.push(next);
+        next += skips.per_shard.get(i).copied().unwrap_or(0);
+    }
+    let done = AtomicU64::new(0);
+    let results: Vec<CliResult<(u64, u64)>> = corpus
+        .shards()
+        .par_iter()
+        .zip(&starts)
+        .map(|(shard, &start)| {
+            let mut decisions = report.decisions_from(start)?;
+            let first = skips.keys.partition_point(|k| k.shard < shard.index());
+            let mut skipped = skips.keys[first..].iter().peekable();
+            let mut failure: Option<txtfp::Error> = None;
+            let summary = writer
+                .write_shard(shard, read_opts, |row| {
+                    let key = Key { shard: shard.index(), row };
+                    while skipped.peek().is_some_and(|k| **k < key) {
+                        skipped.next();
+                    }
+                    if skipped.peek() == Some(&&key) {
+                        skipped.next();
+                        return false;
+                    }
+                    match decisions.next() {
+                        Some(Ok(d)) => d.keep,
+                        Some(Err(e)) => {
+                            failure.get_or_insert(e);
+                            false
+                        }
+                        None => {
+                            failure.get_or_insert(txtfp::Error::InvalidInput(format!(
+                                "{}: more records than the dedup pass read; the input changed",
+                                shard.name()
+                            )));
+                            false
+                        }
+                    }
+                })
+                .map_err(|e| CliError::Failed(e.to_string()))?;
+            if let Some(e) = failure {
+                return Err(e.into());
+            }
+            let d = done.fetch_add(shard.size(), Ordering::Relaxed) + shard.size();
+            progress.stage("write", d, corpus.total_bytes());
+            Ok((summary.rows_written, summary.bytes_written))
+        })
+        .collect();
     let mut written = Written::default();
-    let mut done = 0;
-    for shard in corpus.shards() {
-        let summary = writer
-            .write_shard(shard, read_opts, |row| {
-                let key = Key { shard: shard.index(), row };
-                while skipped.peek().is_some_and(|k| **k < key) {
-                    skipped.next();
-                }
-                if skipped.peek() == Some(&&key) {
-                    skipped.next();
-                    return false;
-                }
-                match decisions.next() {
-                    Some(Ok(d)) => d.keep,
-                    Some(Err(e)) => {
-                        failure.get_or_insert(e);
-                        false
-                    }
-                    None => {
-                        failure.get_or_insert(txtfp::Error::InvalidInput(format!(
-                            "{}: more records than the dedup pass read; the input changed",
-                            shard.name()
-                        )));
-                        false
-                    }
-                }
-            })
-            .map_err(|e| CliError::Failed(e.to_string()))?;
-        if let Some(e) = failure.take() {
-            return Err(e.into());
-        }
-        written.records += summary.rows_written;
-        written.bytes += summary.bytes_written;
-        done += shard.size();
-        progress.stage("write", done, corpus.total_bytes());
+    for r in results {
+        let (records, bytes) = r?;
+        written.records += records;
+        written.bytes += bytes;
     }
     Ok(written)
+}
+
+/// Removes the temporary files a killed write pass left under `dir`
+/// (`.NAME.txtfp-tmp-PID`), so a resumed run leaves only final files.
+fn remove_stale_temporaries(dir: &Path) -> CliResult {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => remove_stale_temporaries(&path)?,
+            Ok(t) if t.is_file() && name.starts_with('.') && name.contains(".txtfp-tmp-") => {
+                std::fs::remove_file(&path)
+                    .map_err(|e| CliError::Failed(format!("{}: cannot remove: {e}", path.display())))?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// `clusters.jsonl`: `{"cluster":I,"kept":ID,"size":N,"members":[ID,...]}`;

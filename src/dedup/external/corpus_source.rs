@@ -29,6 +29,8 @@ pub struct SkipLog {
     pub keys: Vec<Key>,
     /// Documents read.
     pub documents: u64,
+    /// Documents read from each shard, by shard index.
+    pub per_shard: Vec<u64>,
 }
 
 /// A [`Corpus`] read as a [`DocumentSource`].
@@ -153,7 +155,7 @@ impl DocumentSource for CorpusSource<'_> {
                         }
                     }
                     if first_pass {
-                        self.log_batch(&skipped, docs.len() as u64);
+                        self.log_batch(block.shard(), &skipped, docs.len() as u64);
                     }
                     ids.clear();
                     for d in &docs {
@@ -181,9 +183,13 @@ impl DocumentSource for CorpusSource<'_> {
 }
 
 impl CorpusSource<'_> {
-    fn log_batch(&self, skipped: &[&Skip], documents: u64) {
+    fn log_batch(&self, shard: u32, skipped: &[&Skip], documents: u64) {
         if let Ok(mut log) = self.log.lock() {
             log.documents += documents;
+            if log.per_shard.len() <= shard as usize {
+                log.per_shard.resize(shard as usize + 1, 0);
+            }
+            log.per_shard[shard as usize] += documents;
             for s in skipped {
                 log.count += 1;
                 log.keys.push(s.key);

@@ -290,7 +290,7 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             clusters: cr.clusters as usize,
             empty: sk.empty as usize,
             candidate_pairs: vr.candidates + pr.copies,
-            compared_pairs: vr.candidates,
+            compared_pairs: vr.candidates + pr.copies,
             verified_pairs: vr.verified + pr.copies,
         };
         Ok(ExternalReport::new(

@@ -106,17 +106,33 @@ impl ExternalReport {
     /// [`Error::Io`](crate::Error::Io) or [`Error::Corrupt`](crate::Error::Corrupt)
     /// when the work directory cannot be read; each item can fail the same way.
     pub fn decisions(&self) -> Result<Decisions> {
+        self.decisions_from(0)
+    }
+
+    /// The decisions from `position` on, in input order: a caller writing
+    /// several parts of the corpus at once reads each part's own.
+    ///
+    /// # Errors
+    ///
+    /// As [`decisions`](Self::decisions).
+    pub fn decisions_from(&self, position: u64) -> Result<Decisions> {
         let dir = &self.work_dir;
         let clusters_path = dir.join(super::cluster::STAGE).join("clusters.bin");
-        let file =
+        let mut file =
             File::open(&clusters_path).map_err(|e| io_error(&clusters_path, "cannot open", e))?;
+        let position = position.min(self.documents);
+        std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(position * 8))
+            .map_err(|e| io_error(&clusters_path, "cannot seek", e))?;
         let mut links = runs_with_prefix(&dir.join(super::pairs::STAGE), "copies-")?;
         links.extend(runs_with_prefix(
             &dir.join(super::verify::STAGE),
             "edges-",
         )?);
         let mut edges = Merge::<EdgeRec>::open(&links)?;
-        let next_edge = edges.next_rec()?;
+        let mut next_edge = edges.next_rec()?;
+        while next_edge.is_some_and(|e| u64::from(e.doc) < position) {
+            next_edge = edges.next_rec()?;
+        }
         Ok(Decisions {
             clusters: BufReader::with_capacity(1 << 16, file),
             clusters_path,
@@ -127,7 +143,7 @@ impl ExternalReport {
                 self.documents as usize,
             )?,
             empty_policy: self.empty_policy,
-            pos: 0,
+            pos: position,
             documents: self.documents,
         })
     }

@@ -113,6 +113,11 @@ fn assert_same(mem: &DedupReport, ext: &Outcome, what: &str) {
         (e.documents, e.kept, e.dropped, e.empty, e.clusters),
         "{what}"
     );
+    assert_eq!(
+        (m.candidate_pairs, m.compared_pairs, m.verified_pairs),
+        (e.candidate_pairs, e.compared_pairs, e.verified_pairs),
+        "{what}"
+    );
 }
 
 fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
