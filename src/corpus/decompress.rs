@@ -87,11 +87,18 @@ pub(crate) fn describe_read_error(compression: Compression, e: &io::Error) -> St
     }
 }
 
-/// A compressing writer of the chosen kind.
+/// zstd's level for written shards: the tool's own default.
+pub(crate) const ZSTD_LEVEL: i32 = 3;
+
+/// A compressing writer of the chosen kind, fed in large pieces.
 pub(crate) enum Encoder<W: Write> {
     Plain(W),
     Gzip(flate2::write::GzEncoder<W>),
-    Zstd(zstd::stream::write::Encoder<'static, W>),
+    /// Each piece becomes one zstd frame (a file of several frames is one
+    /// valid zstd stream): zstd's one-shot path on a contiguous piece avoids
+    /// the external-dictionary matcher its streaming path runs on small
+    /// writes, which took most of the write pass's time.
+    Zstd(W),
 }
 
 impl<W: Write> Encoder<W> {
@@ -103,34 +110,24 @@ impl<W: Write> Encoder<W> {
                 w,
                 flate2::Compression::new(6),
             )),
-            Compression::Zstd => Encoder::Zstd(zstd::stream::write::Encoder::new(w, 3)?),
+            Compression::Zstd => Encoder::Zstd(w),
         })
+    }
+
+    /// Writes one piece.
+    pub(crate) fn write_piece(&mut self, piece: &[u8]) -> io::Result<()> {
+        match self {
+            Encoder::Plain(w) => w.write_all(piece),
+            Encoder::Gzip(g) => g.write_all(piece),
+            Encoder::Zstd(w) => w.write_all(&zstd::bulk::compress(piece, ZSTD_LEVEL)?),
+        }
     }
 
     /// Writes the stream's end and hands back the inner writer.
     pub(crate) fn finish(self) -> io::Result<W> {
         match self {
-            Encoder::Plain(w) => Ok(w),
+            Encoder::Plain(w) | Encoder::Zstd(w) => Ok(w),
             Encoder::Gzip(g) => g.finish(),
-            Encoder::Zstd(z) => z.finish(),
-        }
-    }
-}
-
-impl<W: Write> Write for Encoder<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Encoder::Plain(w) => w.write(buf),
-            Encoder::Gzip(g) => g.write(buf),
-            Encoder::Zstd(z) => z.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Encoder::Plain(w) => w.flush(),
-            Encoder::Gzip(g) => g.flush(),
-            Encoder::Zstd(z) => z.flush(),
         }
     }
 }
