@@ -142,6 +142,12 @@ fn globs_match_files_in_path_order() {
     // No match: a warning, and with nothing else an error.
     let none = Corpus::resolve([format!("{r}/*.csv")], &ResolveOptions::default()).unwrap_err();
     assert!(matches!(none, CorpusError::Empty { .. }), "{none}");
+    assert_eq!(
+        none.to_string(),
+        format!(
+            "no input file found in {r}/*.csv (left out: {r}/*.csv: the glob pattern matched no file)"
+        )
+    );
     let some = resolve(&[format!("{r}/*.csv"), format!("{r}/b.jsonl")]);
     assert_eq!(some.warnings().len(), 1);
     assert!(some.warnings()[0].reason.contains("matched no file"));
