@@ -35,6 +35,8 @@ pub enum CorpusError {
     Empty {
         /// The inputs, joined by spaces.
         inputs: String,
+        /// What was found but not read, and why (symbolic links, FIFOs, ...).
+        left_out: Vec<super::Warning>,
     },
     /// A file could not be opened, read, created, written or renamed.
     Io {
@@ -113,8 +115,15 @@ impl fmt::Display for CorpusError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CorpusError::Input { input, reason } => write!(f, "{input}: {reason}"),
-            CorpusError::Empty { inputs } => {
-                write!(f, "no input file found in {inputs}")
+            CorpusError::Empty { inputs, left_out } => {
+                write!(f, "no input file found in {inputs}")?;
+                match left_out.as_slice() {
+                    [] => Ok(()),
+                    [one] => write!(f, " (left out: {one})"),
+                    [first, rest @ ..] => {
+                        write!(f, " (left out: {first}, and {} more)", rest.len())
+                    }
+                }
             }
             CorpusError::Io {
                 file,

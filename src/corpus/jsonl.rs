@@ -165,8 +165,9 @@ pub(crate) struct LineBlock {
 }
 
 /// The records of `buf`, whose first line is number `first`: blank lines
-/// are not records.
-pub(crate) fn index_lines(buf: &[u8], first: u64, recs: &mut Vec<LineRec>) {
+/// are not records, lines longer than `max_record` are
+/// [`LineRec::TooLong`].
+pub(crate) fn index_lines(buf: &[u8], first: u64, max_record: u64, recs: &mut Vec<LineRec>) {
     let mut start = 0;
     let mut number = first;
     let mut push = |start: usize, end: usize, next: usize, number: u64| {
@@ -174,7 +175,12 @@ pub(crate) fn index_lines(buf: &[u8], first: u64, recs: &mut Vec<LineRec>) {
         if content_end > start && buf[content_end - 1] == b'\r' {
             content_end -= 1;
         }
-        if !buf[start..content_end].iter().all(u8::is_ascii_whitespace) {
+        if (content_end - start) as u64 > max_record {
+            recs.push(LineRec::TooLong {
+                number,
+                bytes: (next - start) as u64,
+            });
+        } else if !buf[start..content_end].iter().all(u8::is_ascii_whitespace) {
             recs.push(LineRec::Line {
                 number,
                 start,
@@ -196,6 +202,9 @@ pub(crate) fn index_lines(buf: &[u8], first: u64, recs: &mut Vec<LineRec>) {
 /// Reads at most this much per call, so that a block overshoots its size
 /// by at most this.
 const READ_CHUNK: usize = 1 << 20;
+
+/// The most a block buffer reserves before it is filled.
+const MAX_PREALLOC: usize = 256 << 20;
 
 /// Cuts a decompressed stream into [`LineBlock`]s of about `block_bytes`,
 /// lines whole. A line longer than `block_bytes` grows its block in place
@@ -235,7 +244,7 @@ impl LineReader {
             count,
             block_bytes,
             max_record,
-            buf: Vec::new(),
+            buf: Vec::with_capacity(block_bytes.min(MAX_PREALLOC).saturating_add(READ_CHUNK)),
             next_line: 1,
             offset: 0,
             eof: false,
@@ -283,13 +292,20 @@ impl LineReader {
     /// Hands out `buf[..end]` as a block (after `lead`), keeping the rest.
     fn cut(&mut self, end: usize, lead: Option<LineRec>) -> LineBlock {
         let rest = self.buf.get(end..).unwrap_or_default();
-        let mut next = Vec::with_capacity(self.block_bytes.min(READ_CHUNK * 8).max(rest.len()));
+        // Room for a whole block and its last read, so that filling it
+        // never moves it (within reason: a huge block size grows as needed).
+        let room = self
+            .block_bytes
+            .min(MAX_PREALLOC)
+            .saturating_add(READ_CHUNK)
+            .max(rest.len());
+        let mut next = Vec::with_capacity(room);
         next.extend_from_slice(rest);
         let mut buf = std::mem::replace(&mut self.buf, next);
         buf.truncate(end);
         let mut recs = Vec::with_capacity(buf.len() / 256 + 1);
         recs.extend(lead);
-        index_lines(&buf, self.next_line, &mut recs);
+        index_lines(&buf, self.next_line, self.max_record, &mut recs);
         self.next_line += memchr::memchr_iter(b'\n', &buf).count() as u64;
         self.offset += buf.len() as u64;
         LineBlock {
@@ -372,8 +388,9 @@ impl Iterator for LineReader {
                 return Some(Ok(self.cut(whole, lead)));
             }
             if let Err(e) = self.fill() {
-                // The lines read whole before the failure are delivered
-                // first; the error comes next.
+                // The lines read whole before the failure (some perhaps by
+                // this very read) are delivered first; the error comes next.
+                let whole = memchr::memrchr(b'\n', &self.buf).map_or(0, |p| p + 1);
                 let err = self.read_error(&e, whole);
                 if whole == 0 && lead.is_none() {
                     self.done = true;

@@ -151,6 +151,7 @@ where
     if shards.is_empty() {
         return Err(CorpusError::Empty {
             inputs: names.join(" "),
+            left_out: r.warnings,
         });
     }
     Ok((shards, r.warnings))
