@@ -19,7 +19,9 @@ use txtfp::dedup::external::{ExternalOptions, TextSource};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let path = args.first().ok_or("usage: external_dedup CORPUS.jsonl [MEMORY_MIB] [WORK_DIR]")?;
+    let path = args
+        .first()
+        .ok_or("usage: external_dedup CORPUS.jsonl [MEMORY_MIB] [WORK_DIR]")?;
     let memory: usize = args.get(1).map_or(Ok(1024), |m| m.parse())?;
     let work = args.get(2).map_or_else(
         || std::env::temp_dir().join(format!("txtfp-external-bench-{}", std::process::id())),
@@ -33,7 +35,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let bytes: usize = texts.iter().map(String::len).sum();
     let mb = bytes as f64 / 1e6;
-    println!("{} documents, {mb:.1} MB of text, {} threads", texts.len(), rayon::current_num_threads());
+    println!(
+        "{} documents, {mb:.1} MB of text, {} threads",
+        texts.len(),
+        rayon::current_num_threads()
+    );
     let dedup = MinHashDedup::new().with_empty_documents(txtfp::dedup::EmptyDocuments::Keep);
 
     let mem = if std::env::var("TXTFP_SKIP_MEMORY").as_deref() == Ok("1") {
@@ -42,7 +48,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let report = dedup.run_texts(&texts)?;
         let s = t.elapsed().as_secs_f64();
-        println!("in memory:   {s:7.2} s  {:7.1} MB/s  kept {}  clusters {}", mb / s, report.stats.kept, report.stats.clusters);
+        println!(
+            "in memory:   {s:7.2} s  {:7.1} MB/s  kept {}  clusters {}",
+            mb / s,
+            report.stats.kept,
+            report.stats.clusters
+        );
         Some(report)
     };
 
@@ -50,7 +61,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let opts = ExternalOptions::new(&work).with_memory(memory << 20);
     let ext = dedup.run_external(&TextSource::new(&texts), &opts)?;
     let s = t.elapsed().as_secs_f64();
-    println!("out of core: {s:7.2} s  {:7.1} MB/s  kept {}  clusters {}", mb / s, ext.stats.kept, ext.stats.clusters);
+    println!(
+        "out of core: {s:7.2} s  {:7.1} MB/s  kept {}  clusters {}",
+        mb / s,
+        ext.stats.kept,
+        ext.stats.clusters
+    );
     for st in &ext.stages {
         println!(
             "  {:8} {:7.2} s  peak RSS {:6.0} MiB  work dir {:8.1} MB",

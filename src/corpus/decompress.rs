@@ -93,7 +93,7 @@ pub(crate) const ZSTD_LEVEL: i32 = 3;
 /// A compressing writer of the chosen kind, fed in large pieces.
 pub(crate) enum Encoder<W: Write> {
     Plain(W),
-    Gzip(flate2::write::GzEncoder<W>),
+    Gzip(Box<flate2::write::GzEncoder<W>>),
     /// Each piece becomes one zstd frame (a file of several frames is one
     /// valid zstd stream): zstd's one-shot path on a contiguous piece avoids
     /// the external-dictionary matcher its streaming path runs on small
@@ -106,10 +106,10 @@ impl<W: Write> Encoder<W> {
     pub(crate) fn new(w: W, compression: Compression) -> io::Result<Self> {
         Ok(match compression {
             Compression::None => Encoder::Plain(w),
-            Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
+            Compression::Gzip => Encoder::Gzip(Box::new(flate2::write::GzEncoder::new(
                 w,
                 flate2::Compression::new(6),
-            )),
+            ))),
             Compression::Zstd => Encoder::Zstd(w),
         })
     }

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use txtfp::corpus::{Compression, Corpus, Format, Key, ReadOptions, ResolveOptions, WriteOptions, Writer};
+use txtfp::corpus::{
+    Compression, Corpus, Format, Key, ReadOptions, ResolveOptions, WriteOptions, Writer,
+};
 use txtfp::dedup::MinHashDedup;
 use txtfp::dedup::Similarity;
 use txtfp::dedup::external::{CorpusSource, ExternalOptions, ExternalReport, SkipLog};
@@ -50,7 +52,12 @@ pub fn plan(a: &DedupArgs) -> CliResult<Option<Corpus>> {
 }
 
 /// Runs the out-of-core engine over `corpus` with the MinHash `dedup`.
-pub fn run(a: &DedupArgs, corpus: Corpus, dedup: &MinHashDedup, method: serde_json::Value) -> CliResult {
+pub fn run(
+    a: &DedupArgs,
+    corpus: Corpus,
+    dedup: &MinHashDedup,
+    method: serde_json::Value,
+) -> CliResult {
     let start = Instant::now();
     let out_dir = match (&a.kept, &a.output) {
         (Some(k), _) => k.clone(),
@@ -71,7 +78,10 @@ pub fn run(a: &DedupArgs, corpus: Corpus, dedup: &MinHashDedup, method: serde_js
     let read_opts = ReadOptions::default()
         .text_column(&a.text_column)
         .id_column(Some(&a.id_column));
-    let source = CorpusSource::new(&corpus, read_opts.clone()).strict(a.strict);
+    let skip_log = work_dir.join("skips.json");
+    let source = CorpusSource::new(&corpus, read_opts.clone())
+        .strict(a.strict)
+        .with_log_file(&skip_log);
     let progress = Arc::new(Progress::new(corpus.total_bytes(), a.quiet));
     let bar = Arc::clone(&progress);
     let mut options = ExternalOptions::new(&work_dir)
@@ -81,13 +91,19 @@ pub fn run(a: &DedupArgs, corpus: Corpus, dedup: &MinHashDedup, method: serde_js
     }
     let report = dedup.run_external(&source, &options);
     let report = report.map_err(CliError::from)?;
-    let skips = source.skips();
+    // A resumed run may not have read the corpus: the first pass's log is
+    // in the work directory.
+    let skips = SkipLog::load(&skip_log).unwrap_or_else(|_| source.skips());
     if report.stats.documents == 0 && skips.count > 0 {
         progress.finish();
         return Err(CliError::Failed(format!(
             "no readable record in the input ({} bad records; the first: {})",
             skips.count,
-            skips.listed.first().map(ToString::to_string).unwrap_or_default()
+            skips
+                .listed
+                .first()
+                .map(|(place, reason)| format!("{place}: {reason}"))
+                .unwrap_or_default()
         )));
     }
     warn_skipped(&skips);
@@ -99,18 +115,46 @@ pub fn run(a: &DedupArgs, corpus: Corpus, dedup: &MinHashDedup, method: serde_js
         OutputCompression::Gz => Compression::Gzip,
         OutputCompression::Zst => Compression::Zstd,
     });
-    let written = write_kept(&corpus, &read_opts, &report, &skips, &out_dir, compression, &progress)?;
-    let clusters_path = a.clusters.clone().or_else(|| a.output.as_ref().map(|o| o.join("clusters.jsonl")));
+    let written = write_kept(
+        &corpus,
+        &read_opts,
+        &report,
+        &out_dir,
+        compression,
+        &progress,
+    )?;
+    let clusters_path = a
+        .clusters
+        .clone()
+        .or_else(|| a.output.as_ref().map(|o| o.join("clusters.jsonl")));
     let duplicates_path = a.output.as_ref().map(|o| o.join("duplicates.jsonl"));
-    write_clusters(&report, clusters_path.as_deref(), duplicates_path.as_deref())?;
+    write_clusters(
+        &report,
+        clusters_path.as_deref(),
+        duplicates_path.as_deref(),
+    )?;
     let write_seconds = write_start.elapsed().as_secs_f64();
     progress.finish();
 
     let seconds = start.elapsed().as_secs_f64();
-    let json = report_json(a, &corpus, &report, &skips, method, &work_dir, written, write_seconds, seconds);
-    let report_path = a.report.clone().or_else(|| a.output.as_ref().map(|o| o.join("report.json")));
+    let json = report_json(
+        a,
+        &corpus,
+        &report,
+        &skips,
+        method,
+        &work_dir,
+        written,
+        write_seconds,
+        seconds,
+    );
+    let report_path = a
+        .report
+        .clone()
+        .or_else(|| a.output.as_ref().map(|o| o.join("report.json")));
     if let Some(p) = &report_path {
-        let mut text = serde_json::to_vec_pretty(&json).map_err(|e| CliError::Failed(format!("report: {e}")))?;
+        let mut text = serde_json::to_vec_pretty(&json)
+            .map_err(|e| CliError::Failed(format!("report: {e}")))?;
         text.push(b'\n');
         std::fs::write(p, text).map_err(|e| CliError::write(&p.display().to_string(), e))?;
     }
@@ -134,7 +178,14 @@ pub fn run(a: &DedupArgs, corpus: Corpus, dedup: &MinHashDedup, method: serde_js
         let stages: Vec<String> = report
             .stages
             .iter()
-            .map(|s| format!("{} {:.2}{}", s.name, s.seconds, if s.resumed { " (resumed)" } else { "" }))
+            .map(|s| {
+                format!(
+                    "{} {:.2}{}",
+                    s.name,
+                    s.seconds,
+                    if s.resumed { " (resumed)" } else { "" }
+                )
+            })
             .collect();
         eprintln!(
             "  {seconds:.2} s ({}, write {write_seconds:.2}), {:.1} MB/s, {} threads",
@@ -148,11 +199,14 @@ pub fn run(a: &DedupArgs, corpus: Corpus, dedup: &MinHashDedup, method: serde_js
 }
 
 fn warn_skipped(skips: &SkipLog) {
-    for s in skips.listed.iter().take(20) {
-        eprintln!("txtfp: skipped {s}");
+    for (place, reason) in skips.listed.iter().take(20) {
+        eprintln!("txtfp: skipped {place}: {reason}");
     }
     if skips.count > 20 {
-        eprintln!("txtfp: ... and {} more bad records (listed in the report)", skips.count - 20);
+        eprintln!(
+            "txtfp: ... and {} more bad records (listed in the report)",
+            skips.count - 20
+        );
     }
 }
 
@@ -163,15 +217,13 @@ struct Written {
     bytes: u64,
 }
 
-/// Writes every shard's kept records, shards in parallel. The decisions
-/// come in input order, each shard's from its first position; the rows of a
-/// shard come in row order, and the records the first pass skipped have no
-/// decision.
+/// Writes every shard's kept records, shards in parallel. Each shard reads
+/// the decisions from its first document on; a row offered by the writer
+/// whose key is not the next decision's was skipped as a bad record.
 fn write_kept(
     corpus: &Corpus,
     read_opts: &ReadOptions,
     report: &ExternalReport,
-    skips: &SkipLog,
     out_dir: &Path,
     compression: Option<Compression>,
     progress: &Progress,
@@ -179,47 +231,43 @@ fn write_kept(
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicU64, Ordering};
     remove_stale_temporaries(out_dir)?;
-    let writer = Writer::new(corpus, out_dir, &WriteOptions::default().compression(compression))
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    let mut starts = Vec::with_capacity(corpus.shards().len());
-    let mut next = 0u64;
-    for i in 0..corpus.shards().len() {
-        starts.push(next);
-        next += skips.per_shard.get(i).copied().unwrap_or(0);
-    }
+    let writer = Writer::new(
+        corpus,
+        out_dir,
+        &WriteOptions::default().compression(compression),
+    )
+    .map_err(|e| CliError::Failed(e.to_string()))?;
     let done = AtomicU64::new(0);
     let results: Vec<CliResult<(u64, u64)>> = corpus
         .shards()
         .par_iter()
-        .zip(&starts)
-        .map(|(shard, &start)| {
-            let mut decisions = report.decisions_from(start)?;
-            let first = skips.keys.partition_point(|k| k.shard < shard.index());
-            let mut skipped = skips.keys[first..].iter().peekable();
+        .map(|shard| {
+            let first = CorpusSource::key_of(Key {
+                shard: shard.index(),
+                row: 0,
+            });
+            let mut decisions = report.decisions_from(report.position_of_key(first)?)?;
+            let mut next = decisions.next().transpose()?;
             let mut failure: Option<txtfp::Error> = None;
             let summary = writer
                 .write_shard(shard, read_opts, |row| {
-                    let key = Key { shard: shard.index(), row };
-                    while skipped.peek().is_some_and(|k| **k < key) {
-                        skipped.next();
-                    }
-                    if skipped.peek() == Some(&&key) {
-                        skipped.next();
-                        return false;
-                    }
-                    match decisions.next() {
-                        Some(Ok(d)) => d.keep,
-                        Some(Err(e)) => {
-                            failure.get_or_insert(e);
-                            false
+                    let key = CorpusSource::key_of(Key {
+                        shard: shard.index(),
+                        row,
+                    });
+                    match &next {
+                        Some(d) if d.key == key => {
+                            let keep = d.keep;
+                            next = match decisions.next().transpose() {
+                                Ok(n) => n,
+                                Err(e) => {
+                                    failure.get_or_insert(e);
+                                    None
+                                }
+                            };
+                            keep
                         }
-                        None => {
-                            failure.get_or_insert(txtfp::Error::InvalidInput(format!(
-                                "{}: more records than the dedup pass read; the input changed",
-                                shard.name()
-                            )));
-                            false
-                        }
+                        _ => false,
                     }
                 })
                 .map_err(|e| CliError::Failed(e.to_string()))?;
@@ -253,8 +301,9 @@ fn remove_stale_temporaries(dir: &Path) -> CliResult {
         match entry.file_type() {
             Ok(t) if t.is_dir() => remove_stale_temporaries(&path)?,
             Ok(t) if t.is_file() && name.starts_with('.') && name.contains(".txtfp-tmp-") => {
-                std::fs::remove_file(&path)
-                    .map_err(|e| CliError::Failed(format!("{}: cannot remove: {e}", path.display())))?;
+                std::fs::remove_file(&path).map_err(|e| {
+                    CliError::Failed(format!("{}: cannot remove: {e}", path.display()))
+                })?;
             }
             _ => {}
         }
@@ -265,7 +314,11 @@ fn remove_stale_temporaries(dir: &Path) -> CliResult {
 /// `clusters.jsonl`: `{"cluster":I,"kept":ID,"size":N,"members":[ID,...]}`;
 /// `duplicates.jsonl`: one line per dropped document,
 /// `{"id":ID,"duplicate_of":ID,"cluster":I,"matched":ID,"jaccard":J}`.
-fn write_clusters(report: &ExternalReport, clusters: Option<&Path>, duplicates: Option<&Path>) -> CliResult {
+fn write_clusters(
+    report: &ExternalReport,
+    clusters: Option<&Path>,
+    duplicates: Option<&Path>,
+) -> CliResult {
     let ids = report.ids()?;
     if let Some(path) = clusters {
         let mut out = create(path)?;
@@ -284,9 +337,11 @@ fn write_clusters(report: &ExternalReport, clusters: Option<&Path>, duplicates: 
                 line.push_str(&ids.get(*m)?);
             }
             line.push_str("]}\n");
-            out.write_all(line.as_bytes()).map_err(|e| CliError::write(&path.display().to_string(), e))?;
+            out.write_all(line.as_bytes())
+                .map_err(|e| CliError::write(&path.display().to_string(), e))?;
         }
-        out.flush().map_err(|e| CliError::write(&path.display().to_string(), e))?;
+        out.flush()
+            .map_err(|e| CliError::write(&path.display().to_string(), e))?;
     }
     if let Some(path) = duplicates {
         let mut out = create(path)?;
@@ -304,12 +359,17 @@ fn write_clusters(report: &ExternalReport, clusters: Option<&Path>, duplicates: 
                 line.push_str(&format!(",\"matched\":{}", ids.get(m)?));
             }
             if let Some(Similarity::Jaccard(j)) = d.similarity {
-                line.push_str(&format!(",\"jaccard\":{}", (f64::from(j) * 1e4).round() / 1e4));
+                line.push_str(&format!(
+                    ",\"jaccard\":{}",
+                    (f64::from(j) * 1e4).round() / 1e4
+                ));
             }
             line.push_str("}\n");
-            out.write_all(line.as_bytes()).map_err(|e| CliError::write(&path.display().to_string(), e))?;
+            out.write_all(line.as_bytes())
+                .map_err(|e| CliError::write(&path.display().to_string(), e))?;
         }
-        out.flush().map_err(|e| CliError::write(&path.display().to_string(), e))?;
+        out.flush()
+            .map_err(|e| CliError::write(&path.display().to_string(), e))?;
     }
     Ok(())
 }
@@ -351,7 +411,12 @@ fn report_json(
             })
         })
         .collect();
-    let work_bytes = report.stages.iter().map(|s| s.work_dir_bytes).max().unwrap_or(0);
+    let work_bytes = report
+        .stages
+        .iter()
+        .map(|s| s.work_dir_bytes)
+        .max()
+        .unwrap_or(0);
     serde_json::json!({
         "engine": "out-of-core",
         "inputs": a.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
@@ -372,7 +437,7 @@ fn report_json(
         "compared_pairs": st.compared_pairs,
         "verified_pairs": st.verified_pairs,
         "skipped": skips.count,
-        "skipped_records": skips.listed.iter().map(|k| serde_json::json!({ "place": k.place, "reason": k.reason })).collect::<Vec<_>>(),
+        "skipped_records": skips.listed.iter().map(|(place, reason)| serde_json::json!({ "place": place, "reason": reason })).collect::<Vec<_>>(),
         "written_records": written.records,
         "written_bytes": written.bytes,
         "seconds": round3(seconds),

@@ -54,7 +54,7 @@ pub(super) fn run(
     for_each_merged::<EdgeRec>(&links, |e| {
         union(&mut parent, e.doc, e.other);
         done += 1;
-        if done % (1 << 22) == 0 {
+        if done.is_multiple_of(1 << 22) {
             options.report(STAGE, done, 0);
         }
         Ok(())

@@ -22,15 +22,45 @@ const READ_AHEAD: usize = 2;
 pub struct SkipLog {
     /// How many.
     pub count: u64,
-    /// The first [`MAX_LISTED_SKIPS`] of them.
-    pub listed: Vec<Skip>,
-    /// Every skipped record's key, in input order (what a write pass must
-    /// leave out).
-    pub keys: Vec<Key>,
+    /// The first [`MAX_LISTED_SKIPS`] of them, as `(place, reason)`.
+    pub listed: Vec<(String, String)>,
     /// Documents read.
     pub documents: u64,
-    /// Documents read from each shard, by shard index.
-    pub per_shard: Vec<u64>,
+}
+
+impl SkipLog {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "count": self.count,
+            "documents": self.documents,
+            "listed": self.listed,
+        })
+    }
+
+    /// Reads a log [`CorpusSource::with_log_file`] wrote.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] or [`Error::Corrupt`] naming the file.
+    pub fn load(path: &std::path::Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| super::workdir::io_error(path, "cannot read", e))?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::Corrupt(format!("{}: {e}", path.display())))?;
+        let listed = v["listed"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| Some((p[0].as_str()?.to_string(), p[1].as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Self {
+            count: v["count"].as_u64().unwrap_or(0),
+            documents: v["documents"].as_u64().unwrap_or(0),
+            listed,
+        })
+    }
 }
 
 /// A [`Corpus`] read as a [`DocumentSource`].
@@ -46,6 +76,7 @@ pub struct CorpusSource<'a> {
     strict: bool,
     passes: AtomicUsize,
     log: Mutex<SkipLog>,
+    log_file: Option<std::path::PathBuf>,
 }
 
 impl<'a> CorpusSource<'a> {
@@ -57,7 +88,17 @@ impl<'a> CorpusSource<'a> {
             strict: false,
             passes: AtomicUsize::new(0),
             log: Mutex::new(SkipLog::default()),
+            log_file: None,
         }
+    }
+
+    /// Write the [`SkipLog`] to `path` when the first pass ends, before the
+    /// run marks that pass finished: a resumed run that skips the pass reads
+    /// the log back with [`SkipLog::load`].
+    #[must_use]
+    pub fn with_log_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.log_file = Some(path.into());
+        self
     }
 
     /// Fail on the first bad record rather than skipping it.
@@ -80,16 +121,6 @@ impl<'a> CorpusSource<'a> {
     /// The read options.
     pub fn read_options(&self) -> &ReadOptions {
         &self.opts
-    }
-}
-
-/// A corpus error as the crate's error, the file named either way.
-pub fn corpus_error(e: CorpusError) -> Error {
-    match &e {
-        CorpusError::Io { source, .. } if source.kind() != std::io::ErrorKind::Other => {
-            Error::Io(std::io::Error::new(source.kind(), e.to_string()))
-        }
-        _ => Error::InvalidInput(e.to_string()),
     }
 }
 
@@ -141,7 +172,7 @@ impl DocumentSource for CorpusSource<'_> {
             let mut ids: Vec<String> = Vec::new();
             let result = (|| -> Result<()> {
                 for msg in &rx {
-                    let (block, at) = msg.map_err(corpus_error)?;
+                    let (block, at) = msg.map_err(Error::Corpus)?;
                     let records: Vec<_> = block.par_records().collect();
                     let mut docs = Vec::with_capacity(records.len());
                     let mut skipped = Vec::new();
@@ -155,7 +186,7 @@ impl DocumentSource for CorpusSource<'_> {
                         }
                     }
                     if first_pass {
-                        self.log_batch(block.shard(), &skipped, docs.len() as u64);
+                        self.log_batch(&skipped, docs.len() as u64);
                     }
                     ids.clear();
                     for d in &docs {
@@ -167,7 +198,11 @@ impl DocumentSource for CorpusSource<'_> {
                     let batch: Vec<SourceDoc<'_>> = docs
                         .iter()
                         .zip(&ids)
-                        .map(|(d, id)| SourceDoc { id, text: &d.text })
+                        .map(|(d, id)| SourceDoc {
+                            id,
+                            text: &d.text,
+                            key: Self::key_of(d.key),
+                        })
                         .collect();
                     let bytes = at.saturating_sub(done);
                     done = done.max(at);
@@ -177,24 +212,33 @@ impl DocumentSource for CorpusSource<'_> {
             })();
             drop(rx);
             let _ = reader.join();
+            if first_pass
+                && result.is_ok()
+                && let Some(path) = &self.log_file
+            {
+                let text = self.skips().to_json().to_string();
+                std::fs::write(path, text)
+                    .map_err(|e| super::workdir::io_error(path, "cannot write", e))?;
+            }
             result
         })
     }
 }
 
 impl CorpusSource<'_> {
-    fn log_batch(&self, shard: u32, skipped: &[&Skip], documents: u64) {
+    /// The [`SourceDoc::key`] of a corpus key: the shard in the high 24
+    /// bits, the row in the low 40, so keys sort like corpus keys.
+    pub fn key_of(key: Key) -> u64 {
+        (u64::from(key.shard) << 40) | (key.row & ((1 << 40) - 1))
+    }
+
+    fn log_batch(&self, skipped: &[&Skip], documents: u64) {
         if let Ok(mut log) = self.log.lock() {
             log.documents += documents;
-            if log.per_shard.len() <= shard as usize {
-                log.per_shard.resize(shard as usize + 1, 0);
-            }
-            log.per_shard[shard as usize] += documents;
             for s in skipped {
                 log.count += 1;
-                log.keys.push(s.key);
                 if log.listed.len() < MAX_LISTED_SKIPS {
-                    log.listed.push((*s).clone());
+                    log.listed.push((s.place.clone(), s.reason.clone()));
                 }
             }
         }

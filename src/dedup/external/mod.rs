@@ -69,9 +69,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use report::{Decisions, ExternalCluster, ExternalDecision, ExternalReport, Ids, StageReport};
 #[cfg(feature = "corpus")]
-pub use corpus_source::{CorpusSource, MAX_LISTED_SKIPS, SkipLog, corpus_error};
+pub use corpus_source::{CorpusSource, MAX_LISTED_SKIPS, SkipLog};
+pub use report::{Decisions, ExternalCluster, ExternalDecision, ExternalReport, Ids, StageReport};
 pub use source::{DocumentSource, SourceDoc, TextSource};
 
 use super::{DedupStats, MinHashDedup, MinHashScheme};

@@ -12,11 +12,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use super::ExternalOptions;
 use super::records::{BandRec, ContentRec, EdgeRec, PairRec};
 use super::runs::{Merge, Spiller};
 use super::sketch::{Sketch, runs_with_prefix, summary_value};
 use super::workdir::{Bits, WorkDir};
-use super::ExternalOptions;
 use crate::Result;
 
 pub(super) const STAGE: &str = "pairs";
@@ -68,7 +68,8 @@ pub(super) fn run(
 
     // Exact copies first: the buckets must not contain them.
     let is_copy = Bits::new(n);
-    let mut copy_links = Spiller::<EdgeRec>::new(&dir, "copies", options.memory() / 4 / EDGE_REC_BYTES);
+    let mut copy_links =
+        Spiller::<EdgeRec>::new(&dir, "copies", options.memory() / 4 / EDGE_REC_BYTES);
     let mut copies = 0u64;
     let mut merge = Merge::<ContentRec>::open(&sk.content_runs()?)?;
     let mut first: Option<ContentRec> = None;
@@ -91,35 +92,37 @@ pub(super) fn run(
     let is_rep = Bits::new(n);
     let threads = rayon::current_num_threads().max(1);
     let cap = options.memory() / 2 / threads / PAIR_REC_BYTES;
-    (0..bands).into_par_iter().try_for_each(|band| -> Result<()> {
-        let mut out = Spiller::<PairRec>::new(&dir, &format!("pairs-{band:03}"), cap);
-        let mut merge = Merge::<BandRec>::open(&sk.band_runs(band)?)?;
-        let mut bucket: Option<BandRec> = None;
-        let mut seen = 0u64;
-        while let Some(r) = merge.next_rec()? {
-            seen += 1;
-            if is_copy.get(r.pos) {
-                continue;
-            }
-            match bucket {
-                Some(rep) if rep.key == r.key => {
-                    is_rep.set(rep.pos);
-                    out.push(PairRec {
-                        later: r.pos,
-                        rep: rep.pos,
-                    })?;
+    (0..bands)
+        .into_par_iter()
+        .try_for_each(|band| -> Result<()> {
+            let mut out = Spiller::<PairRec>::new(&dir, &format!("pairs-{band:03}"), cap);
+            let mut merge = Merge::<BandRec>::open(&sk.band_runs(band)?)?;
+            let mut bucket: Option<BandRec> = None;
+            let mut seen = 0u64;
+            while let Some(r) = merge.next_rec()? {
+                seen += 1;
+                if is_copy.get(r.pos) {
+                    continue;
                 }
-                _ => bucket = Some(r),
+                match bucket {
+                    Some(rep) if rep.key == r.key => {
+                        is_rep.set(rep.pos);
+                        out.push(PairRec {
+                            later: r.pos,
+                            rep: rep.pos,
+                        })?;
+                    }
+                    _ => bucket = Some(r),
+                }
+                if seen.is_multiple_of(1 << 20) {
+                    let d = done.fetch_add(1 << 20, Ordering::Relaxed) + (1 << 20);
+                    options.report(STAGE, d, total);
+                }
             }
-            if seen % (1 << 20) == 0 {
-                let d = done.fetch_add(1 << 20, Ordering::Relaxed) + (1 << 20);
-                options.report(STAGE, d, total);
-            }
-        }
-        done.fetch_add(seen % (1 << 20), Ordering::Relaxed);
-        out.finish()?;
-        Ok(())
-    })?;
+            done.fetch_add(seen % (1 << 20), Ordering::Relaxed);
+            out.finish()?;
+            Ok(())
+        })?;
     is_rep.save(&dir.join("reps.bits"))?;
     options.report(STAGE, total, total);
     work.finish(STAGE, &format!("copies {copies}\n"))?;

@@ -33,6 +33,8 @@ pub struct StageReport {
 pub struct ExternalDecision {
     /// Its position in the source, from 0.
     pub position: u64,
+    /// The key the source gave it ([`SourceDoc::key`](super::SourceDoc::key)).
+    pub key: u64,
     /// Whether it is kept.
     pub keep: bool,
     /// The kept document of its cluster, when it is dropped as a duplicate.
@@ -124,18 +126,22 @@ impl ExternalReport {
         std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(position * 8))
             .map_err(|e| io_error(&clusters_path, "cannot seek", e))?;
         let mut links = runs_with_prefix(&dir.join(super::pairs::STAGE), "copies-")?;
-        links.extend(runs_with_prefix(
-            &dir.join(super::verify::STAGE),
-            "edges-",
-        )?);
+        links.extend(runs_with_prefix(&dir.join(super::verify::STAGE), "edges-")?);
         let mut edges = Merge::<EdgeRec>::open(&links)?;
         let mut next_edge = edges.next_rec()?;
         while next_edge.is_some_and(|e| u64::from(e.doc) < position) {
             next_edge = edges.next_rec()?;
         }
+        let keys_path = dir.join(super::sketch::STAGE).join("keys.bin");
+        let mut keys =
+            File::open(&keys_path).map_err(|e| io_error(&keys_path, "cannot open", e))?;
+        std::io::Seek::seek(&mut keys, std::io::SeekFrom::Start(position * 8))
+            .map_err(|e| io_error(&keys_path, "cannot seek", e))?;
         Ok(Decisions {
             clusters: BufReader::with_capacity(1 << 16, file),
             clusters_path,
+            keys: BufReader::with_capacity(1 << 16, keys),
+            keys_path,
             edges,
             next_edge,
             empty: Bits::load(
@@ -186,6 +192,31 @@ impl ExternalReport {
     /// past the end; I/O errors as [`decisions`](Self::decisions).
     pub fn id(&self, position: u64) -> Result<String> {
         Ids::open(&self.work_dir)?.get(position)
+    }
+
+    /// The first position whose key is at least `key` (the number of
+    /// documents when there is none): where a part of the corpus starts,
+    /// for [`decisions_from`](Self::decisions_from). Keys must be
+    /// non-decreasing, as [`SourceDoc::key`](super::SourceDoc::key) asks.
+    ///
+    /// # Errors
+    ///
+    /// As [`decisions`](Self::decisions).
+    pub fn position_of_key(&self, key: u64) -> Result<u64> {
+        let path = self.work_dir.join(super::sketch::STAGE).join("keys.bin");
+        let file = File::open(&path).map_err(|e| io_error(&path, "cannot open", e))?;
+        let (mut lo, mut hi) = (0u64, self.documents);
+        let mut w = [0u8; 8];
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            read_exact_at(&file, &mut w, mid * 8).map_err(|e| io_error(&path, "cannot read", e))?;
+            if u64::from_le_bytes(w) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok(lo)
     }
 
     /// A reader of the documents' ids, for many lookups.
@@ -242,7 +273,8 @@ impl Ids {
         let idx_path = self.dir.join("ids.idx");
         let mut w = [0u8; 16];
         let (start, end) = if position == 0 {
-            read_exact_at(&self.idx, &mut w[8..], 0).map_err(|e| io_error(&idx_path, "cannot read", e))?;
+            read_exact_at(&self.idx, &mut w[8..], 0)
+                .map_err(|e| io_error(&idx_path, "cannot read", e))?;
             (0, u64::from_le_bytes(w[8..].try_into().unwrap_or_default()))
         } else {
             read_exact_at(&self.idx, &mut w, (position - 1) * 8)
@@ -253,9 +285,12 @@ impl Ids {
             )
         };
         let dat_path = self.dir.join("ids.dat");
-        let len = end.checked_sub(start).filter(|&l| l <= 1 << 30).ok_or_else(|| {
-            Error::Corrupt(format!("{}: bad offsets at {position}", idx_path.display()))
-        })?;
+        let len = end
+            .checked_sub(start)
+            .filter(|&l| l <= 1 << 30)
+            .ok_or_else(|| {
+                Error::Corrupt(format!("{}: bad offsets at {position}", idx_path.display()))
+            })?;
         let mut bytes = vec![0u8; len as usize];
         read_exact_at(&self.dat, &mut bytes, start)
             .map_err(|e| io_error(&dat_path, "cannot read", e))?;
@@ -268,6 +303,8 @@ impl Ids {
 pub struct Decisions {
     clusters: BufReader<File>,
     clusters_path: PathBuf,
+    keys: BufReader<File>,
+    keys_path: PathBuf,
     edges: Merge<EdgeRec>,
     next_edge: Option<EdgeRec>,
     empty: Bits,
@@ -294,6 +331,10 @@ impl Decisions {
             .map_err(|e| io_error(&self.clusters_path, "cannot read", e))?;
         let cluster = u32::from_le_bytes(rec[..4].try_into().unwrap_or_default());
         let kept = u32::from_le_bytes(rec[4..].try_into().unwrap_or_default());
+        self.keys
+            .read_exact(&mut rec)
+            .map_err(|e| io_error(&self.keys_path, "cannot read", e))?;
+        let key = u64::from_le_bytes(rec);
         let mut best: Option<EdgeRec> = None;
         while let Some(e) = self.next_edge.filter(|e| u64::from(e.doc) <= pos) {
             if u64::from(e.doc) == pos && best.is_none() {
@@ -307,7 +348,8 @@ impl Decisions {
         self.pos += 1;
         Ok(ExternalDecision {
             position: pos,
-            keep: !dropped_dup && !(empty && self.empty_policy == EmptyDocuments::Drop),
+            key,
+            keep: !(dropped_dup || (empty && self.empty_policy == EmptyDocuments::Drop)),
             duplicate_of: dropped_dup.then_some(u64::from(kept)),
             cluster: in_cluster.then_some(u64::from(cluster)),
             matched: best.map(|e| u64::from(e.other)),

@@ -88,12 +88,14 @@ where
     let mut content = Spiller::new(&dir, "content", options.memory() / 16 / CONTENT_REC_BYTES);
     let ids_path = dir.join("ids.dat");
     let idx_path = dir.join("ids.idx");
+    let keys_path = dir.join("keys.bin");
     let create = |p: &Path| {
         File::create(p)
             .map(|f| BufWriter::with_capacity(1 << 20, f))
             .map_err(|e| io_error(p, "cannot create", e))
     };
     let (mut ids, mut idx) = (create(&ids_path)?, create(&idx_path)?);
+    let mut keys_out = create(&keys_path)?;
     let mut id_bytes = 0u64;
     let mut empties: Vec<u32> = Vec::new();
     let mut n: u64 = 0;
@@ -146,6 +148,9 @@ where
             id_bytes += d.id.len() as u64;
             idx.write_all(&id_bytes.to_le_bytes())
                 .map_err(|e| io_error(&idx_path, "cannot write", e))?;
+            keys_out
+                .write_all(&d.key.to_le_bytes())
+                .map_err(|e| io_error(&keys_path, "cannot write", e))?;
             n += 1;
         }
         bytes += batch_bytes;
@@ -157,7 +162,7 @@ where
         spill.finish()?;
     }
     content.finish()?;
-    for (mut w, p) in [(ids, &ids_path), (idx, &idx_path)] {
+    for (mut w, p) in [(ids, &ids_path), (idx, &idx_path), (keys_out, &keys_path)] {
         w.flush().map_err(|e| io_error(p, "cannot write", e))?;
     }
     let bits = Bits::new(n as usize);

@@ -9,6 +9,10 @@ pub struct SourceDoc<'a> {
     pub id: &'a str,
     /// The text to fingerprint.
     pub text: &'a str,
+    /// The caller's key for the record (its place in the input, say),
+    /// non-decreasing over a read; kept per document so a later pass can
+    /// match its records with the decisions ([`ExternalDecision::key`](super::ExternalDecision::key)).
+    pub key: u64,
 }
 
 /// A corpus that can be read more than once, in the same order every time.
@@ -95,7 +99,12 @@ impl<S: AsRef<str> + Sync> DocumentSource for TextSource<'_, S> {
             let docs: Vec<SourceDoc<'_>> = chunk
                 .iter()
                 .zip(&ids)
-                .map(|(t, id)| SourceDoc { id, text: t.as_ref() })
+                .enumerate()
+                .map(|(i, (t, id))| SourceDoc {
+                    id,
+                    text: t.as_ref(),
+                    key: (first + i) as u64,
+                })
                 .collect();
             let bytes = docs.iter().map(|d| d.text.len() as u64).sum();
             sink(&docs, bytes)?;

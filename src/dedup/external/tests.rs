@@ -44,7 +44,9 @@ fn corpus(n: usize, seed: u64, blanks: bool) -> Vec<String> {
             }
         } else {
             let len = 20 + next() % 60;
-            let words: Vec<String> = (0..len).map(|_| format!("w{}", next() % VOCAB as u64)).collect();
+            let words: Vec<String> = (0..len)
+                .map(|_| format!("w{}", next() % VOCAB as u64))
+                .collect();
             docs.push(words.join(" "));
         }
     }
@@ -69,7 +71,12 @@ struct Outcome {
     report: ExternalReport,
 }
 
-fn external(d: &MinHashDedup, texts: &[String], options: &ExternalOptions, batch: usize) -> Outcome {
+fn external(
+    d: &MinHashDedup,
+    texts: &[String],
+    options: &ExternalOptions,
+    batch: usize,
+) -> Outcome {
     let report = d
         .run_external(&TextSource::new(texts).with_batch(batch), options)
         .unwrap();
@@ -144,7 +151,8 @@ fn equals_in_memory_for_any_budget_and_thread_count() {
         let opts = ExternalOptions::new(&dir).with_memory(memory);
         let ext = in_pool(threads, || external(&d, &texts, &opts, batch));
         assert_same(&mem, &ext, &format!("memory {memory}, {threads} threads"));
-        let sketch_runs = super::sketch::runs_with_prefix(&dir.join("sketch"), "band-000-").unwrap();
+        let sketch_runs =
+            super::sketch::runs_with_prefix(&dir.join("sketch"), "band-000-").unwrap();
         if memory == MIN_MEMORY {
             // The small budget really spilled: several runs per band to merge.
             assert!(sketch_runs.len() > 2, "{}", sketch_runs.len());
@@ -156,7 +164,11 @@ fn equals_in_memory_for_any_budget_and_thread_count() {
 #[test]
 fn equals_in_memory_for_every_verification_and_scheme() {
     let texts = corpus(1500, 11, true);
-    for verification in [Verification::Exact, Verification::Estimated, Verification::None] {
+    for verification in [
+        Verification::Exact,
+        Verification::Estimated,
+        Verification::None,
+    ] {
         for scheme in [MinHashScheme::Default, MinHashScheme::Fast] {
             for threshold in [0.5, 0.8, 1.0] {
                 let d = MinHashDedup::new()
@@ -168,7 +180,11 @@ fn equals_in_memory_for_every_verification_and_scheme() {
                 let dir = work_dir("modes");
                 let opts = ExternalOptions::new(&dir).with_memory(MIN_MEMORY);
                 let ext = external(&d, &texts, &opts, 300);
-                assert_same(&mem, &ext, &format!("{verification:?} {scheme:?} {threshold}"));
+                assert_same(
+                    &mem,
+                    &ext,
+                    &format!("{verification:?} {scheme:?} {threshold}"),
+                );
                 std::fs::remove_dir_all(&dir).unwrap();
             }
         }
@@ -177,14 +193,22 @@ fn equals_in_memory_for_every_verification_and_scheme() {
 
 #[test]
 fn similarity_is_that_of_the_best_verified_link() {
-    let texts: Vec<String> = ["a b c d e f g h i j", "a b c d e f g h i j", "a b c d e f g h i x"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let texts: Vec<String> = [
+        "a b c d e f g h i j",
+        "a b c d e f g h i j",
+        "a b c d e f g h i x",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let d = MinHashDedup::new().with_threshold(0.5);
     let dir = work_dir("similarity");
     let ext = external(&d, &texts, &ExternalOptions::new(&dir), 2);
-    let sims: Vec<_> = ext.decisions.iter().map(|d| (d.matched, d.similarity)).collect();
+    let sims: Vec<_> = ext
+        .decisions
+        .iter()
+        .map(|d| (d.matched, d.similarity))
+        .collect();
     let j = crate::dedup::Similarity::Jaccard;
     assert_eq!(sims[0], (Some(1), Some(j(1.0))));
     assert_eq!(sims[1], (Some(0), Some(j(1.0))));
@@ -227,7 +251,12 @@ fn an_interrupted_run_resumes_after_its_last_finished_stage() {
     let texts = corpus(2000, 3, false);
     let d = MinHashDedup::new();
     let whole_dir = work_dir("whole");
-    let whole = external(&d, &texts, &ExternalOptions::new(&whole_dir).with_memory(MIN_MEMORY), 100);
+    let whole = external(
+        &d,
+        &texts,
+        &ExternalOptions::new(&whole_dir).with_memory(MIN_MEMORY),
+        100,
+    );
     // Interrupted in the first pass (sketch) and in the second (verify).
     for (pass, resumed_stages) in [(0, 0), (1, 2)] {
         let dir = work_dir("resume");
@@ -242,7 +271,11 @@ fn an_interrupted_run_resumes_after_its_last_finished_stage() {
         assert_eq!(err.to_string(), "invalid input: interrupted");
         let again = external(&d, &texts, &opts, 100);
         let resumed: Vec<bool> = again.report.stages.iter().map(|s| s.resumed).collect();
-        assert_eq!(resumed.iter().filter(|r| **r).count(), resumed_stages, "{resumed:?}");
+        assert_eq!(
+            resumed.iter().filter(|r| **r).count(),
+            resumed_stages,
+            "{resumed:?}"
+        );
         assert_eq!(again.decisions, whole.decisions);
         assert_eq!(again.clusters, whole.clusters);
         // A finished run started again reads everything back.
@@ -264,12 +297,18 @@ fn a_work_dir_of_another_run_is_refused() {
         .with_threshold(0.7)
         .run_external(&TextSource::new(&texts), &opts)
         .unwrap_err();
-    assert!(err.to_string().contains("holds a run with other settings"), "{err}");
+    assert!(
+        err.to_string().contains("holds a run with other settings"),
+        "{err}"
+    );
     let other_texts = corpus(51, 5, false);
     let err = MinHashDedup::new()
         .run_external(&TextSource::new(&other_texts), &opts)
         .unwrap_err();
-    assert!(err.to_string().contains("holds a run with other settings"), "{err}");
+    assert!(
+        err.to_string().contains("holds a run with other settings"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 
     let stray = work_dir("stray");
@@ -279,7 +318,10 @@ fn a_work_dir_of_another_run_is_refused() {
         .run_external(&TextSource::new(&texts), &ExternalOptions::new(&stray))
         .unwrap_err();
     assert!(err.to_string().contains("not empty"), "{err}");
-    assert_eq!(std::fs::read_to_string(stray.join("notes.txt")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(stray.join("notes.txt")).unwrap(),
+        "mine"
+    );
     std::fs::remove_dir_all(&stray).unwrap();
 }
 
@@ -323,24 +365,34 @@ fn a_source_that_changes_between_passes_is_an_error() {
         let err = MinHashDedup::new()
             .run_external(&src, &ExternalOptions::new(&dir))
             .unwrap_err();
-        assert!(err.to_string().contains("same documents in the same order"), "{err}");
+        assert!(
+            err.to_string().contains("same documents in the same order"),
+            "{err}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
 
 #[test]
 fn empty_documents_follow_the_policy() {
-    let texts: Vec<String> = ["one two three four five six", "   ", "one two three four five six"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let texts: Vec<String> = [
+        "one two three four five six",
+        "   ",
+        "one two three four five six",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let dir = work_dir("empty");
     let err = MinHashDedup::new()
         .run_external(&TextSource::new(&texts), &ExternalOptions::new(&dir))
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        MinHashDedup::new().run_texts(&texts).unwrap_err().to_string()
+        MinHashDedup::new()
+            .run_texts(&texts)
+            .unwrap_err()
+            .to_string()
     );
     std::fs::remove_dir_all(&dir).unwrap();
     for policy in [EmptyDocuments::Keep, EmptyDocuments::Drop] {

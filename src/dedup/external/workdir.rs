@@ -184,8 +184,7 @@ impl Bits {
 
     /// Sets bit `i`.
     pub(crate) fn set(&self, i: u32) {
-        self.words[i as usize / 64]
-            .fetch_or(1 << (i % 64), core::sync::atomic::Ordering::Relaxed);
+        self.words[i as usize / 64].fetch_or(1 << (i % 64), core::sync::atomic::Ordering::Relaxed);
     }
 
     /// Bit `i`.

@@ -17,13 +17,21 @@ fn shards(dir: &Path) -> (PathBuf, Vec<String>) {
     let input = dir.join("in");
     std::fs::create_dir_all(&input).unwrap();
     let third = lines.len() / 3;
-    let parts = [&lines[..third], &lines[third..2 * third], &lines[2 * third..]];
+    let parts = [
+        &lines[..third],
+        &lines[third..2 * third],
+        &lines[2 * third..],
+    ];
     std::fs::write(input.join("part-0.jsonl"), parts[0].concat()).unwrap();
     let mut gz = flate2::write::GzEncoder::new(
         std::fs::File::create(input.join("part-1.jsonl.gz")).unwrap(),
         flate2::Compression::default(),
     );
-    gz.write_all(parts[1].concat().as_bytes()).unwrap();
+    // A bad record inside a later shard: skipped, never written, and the
+    // records after it still meet their own decisions.
+    let mut middle = parts[1].to_vec();
+    middle.insert(middle.len() / 2, "not json\n".to_string());
+    gz.write_all(middle.concat().as_bytes()).unwrap();
     gz.finish().unwrap();
     std::fs::write(
         input.join("part-2.jsonl.zst"),
@@ -37,9 +45,11 @@ fn shards(dir: &Path) -> (PathBuf, Vec<String>) {
 fn kept_lines(kept: &Path) -> Vec<String> {
     let mut out = String::new();
     out.push_str(&read(&kept.join("part-0.jsonl")));
-    let mut gz = flate2::read::GzDecoder::new(std::fs::File::open(kept.join("part-1.jsonl.gz")).unwrap());
+    let mut gz =
+        flate2::read::GzDecoder::new(std::fs::File::open(kept.join("part-1.jsonl.gz")).unwrap());
     std::io::Read::read_to_string(&mut gz, &mut out).unwrap();
-    let zst = zstd::decode_all(std::fs::File::open(kept.join("part-2.jsonl.zst")).unwrap()).unwrap();
+    let zst =
+        zstd::decode_all(std::fs::File::open(kept.join("part-2.jsonl.zst")).unwrap()).unwrap();
     out.push_str(std::str::from_utf8(&zst).unwrap());
     out.lines().map(|l| format!("{l}\n")).collect()
 }
@@ -60,6 +70,7 @@ fn sharded_compressed_input_matches_the_library_in_memory() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let err = stderr(&out);
     assert!(err.contains("3 shards"), "{err}");
+    assert!(err.contains("part-1.jsonl.gz:"), "{err}");
 
     let docs = corpus(&data(SAMPLE));
     let lib = MinHashDedup::new()
@@ -73,7 +84,11 @@ fn sharded_compressed_input_matches_the_library_in_memory() {
     assert_eq!(clusters.len(), lib.clusters.len());
     for (got, want) in clusters.iter().zip(&lib.clusters) {
         assert_eq!(got["kept"], docs[want.kept as usize].0);
-        let members: Vec<Value> = want.members.iter().map(|&m| docs[m as usize].0.clone()).collect();
+        let members: Vec<Value> = want
+            .members
+            .iter()
+            .map(|&m| docs[m as usize].0.clone())
+            .collect();
         assert_eq!(got["members"].as_array().unwrap(), &members);
     }
     let dups = json_lines(&read(&out_dir.join("duplicates.jsonl")));
@@ -127,7 +142,11 @@ fn a_kept_work_dir_resumes_and_gives_the_same_output() {
     other.extend(["--threshold", "0.7"]);
     let refused = txtfp(&other);
     assert_eq!(code(&refused), 1);
-    assert!(stderr(&refused).contains("other settings"), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("other settings"),
+        "{}",
+        stderr(&refused)
+    );
 }
 
 #[test]
@@ -151,11 +170,23 @@ fn only_bad_records_fail_and_usage_errors_are_named() {
 
     let sample = data(SAMPLE);
     let s = sample.to_str().unwrap();
-    let simhash = txtfp(&["dedup", s, s, "--algo", "simhash", "--output", dir.join("o2").to_str().unwrap()]);
+    let simhash = txtfp(&[
+        "dedup",
+        s,
+        s,
+        "--algo",
+        "simhash",
+        "--output",
+        dir.join("o2").to_str().unwrap(),
+    ]);
     assert_eq!(code(&simhash), 2, "{}", stderr(&simhash));
     let no_output = txtfp(&["dedup", s, "--memory", "1MiB"]);
     assert_eq!(code(&no_output), 2, "{}", stderr(&no_output));
-    assert!(stderr(&no_output).contains("--output"), "{}", stderr(&no_output));
+    assert!(
+        stderr(&no_output).contains("--output"),
+        "{}",
+        stderr(&no_output)
+    );
     let bad_size = txtfp(&["dedup", s, "--memory", "lots", "--output", "x"]);
     assert_eq!(code(&bad_size), 2, "{}", stderr(&bad_size));
 }
