@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+use rayon::prelude::*;
+
 use super::super::jsonl::{LineReader, LineRec, index_lines, parse_line};
 use super::*;
 
@@ -372,4 +374,35 @@ fn stdin_is_read_once() {
         twice.to_string().contains("standard input given twice"),
         "{twice}"
     );
+}
+
+#[test]
+fn one_thread_reads_while_another_parses() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir.path().join("p.jsonl.zst"), &zst(&lines(500)));
+    let corpus = resolve(&[&path]);
+    let blocks = corpus.shards()[0]
+        .blocks(&ReadOptions::default().block_bytes(1000))
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Block>(2);
+    let texts: Vec<String> = std::thread::scope(|s| {
+        s.spawn(move || {
+            for block in blocks {
+                tx.send(block.unwrap()).unwrap();
+            }
+        });
+        rx.iter()
+            .flat_map(|block| {
+                let parsed: Vec<String> = block
+                    .par_records()
+                    .map(|r| r.unwrap().text.into_owned())
+                    .collect();
+                parsed
+            })
+            .collect()
+    });
+    let want = read_shard(&corpus.shards()[0], &ReadOptions::default());
+    let want: Vec<String> = want.docs.into_iter().map(|d| d.text).collect();
+    assert_eq!(texts, want);
+    assert_eq!(texts.len(), 500);
 }
