@@ -76,3 +76,34 @@ fn null_text_rows_are_skipped_or_stop_the_run() {
         stderr(&out)
     );
 }
+
+#[test]
+fn parquet_shards_dedup_out_of_core_and_come_back_as_parquet() {
+    let dir = fresh_dir("parquet_out_of_core");
+    let second = dir.join("copy");
+    std::fs::create_dir_all(&second).unwrap();
+    std::fs::copy(
+        data("tests/data/cli/sample.parquet"),
+        second.join("again.parquet"),
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let out = txtfp(&[
+        "dedup",
+        "tests/data/cli/sample.parquet",
+        second.join("again.parquet").to_str().unwrap(),
+        "--output",
+        out_dir.to_str().unwrap(),
+        "--memory",
+        "1MiB",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&read(&out_dir.join("report.json"))).unwrap();
+    // The second shard repeats the first row for row: every row of it is an
+    // exact copy, and the first keeps what the in-memory run keeps.
+    assert_eq!(report["documents"], 390);
+    assert_eq!(report["kept"], 181);
+    assert_eq!(report["written_records"], 181);
+    assert!(out_dir.join("kept/sample.parquet").is_file());
+    assert!(out_dir.join("kept/again.parquet").is_file());
+}
