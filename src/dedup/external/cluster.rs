@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 
 use super::records::{EdgeRec, MemberRec};
-use super::runs::{Spiller, for_each_merged};
+use super::runs::{Spiller, check_position, for_each_merged};
 use super::sketch::{Sketch, summary_value};
 use super::workdir::{Bits, WorkDir, io_error};
 use super::{ExternalOptions, pairs::Pairs, verify::Verified};
@@ -52,6 +52,8 @@ pub(super) fn run(
     links.extend(verified.edge_runs()?);
     let mut done = 0u64;
     for_each_merged::<EdgeRec>(&links, |e| {
+        check_position(e.doc, sk.documents, "link runs")?;
+        check_position(e.other, sk.documents, "link runs")?;
         union(&mut parent, e.doc, e.other);
         done += 1;
         if done.is_multiple_of(1 << 22) {

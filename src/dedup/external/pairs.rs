@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use super::ExternalOptions;
 use super::records::{BandRec, ContentRec, EdgeRec, PairRec};
-use super::runs::{Merge, Spiller};
+use super::runs::{Merge, Spiller, check_position};
 use super::sketch::{Sketch, runs_with_prefix, summary_value};
 use super::workdir::{Bits, WorkDir};
 use crate::Result;
@@ -74,6 +74,7 @@ pub(super) fn run(
     let mut merge = Merge::<ContentRec>::open(&sk.content_runs()?)?;
     let mut first: Option<ContentRec> = None;
     while let Some(r) = merge.next_rec()? {
+        check_position(r.pos, sk.documents, "content runs")?;
         match first {
             Some(f) if f.hash == r.hash => {
                 is_copy.set(r.pos);
@@ -101,6 +102,7 @@ pub(super) fn run(
             let mut seen = 0u64;
             while let Some(r) = merge.next_rec()? {
                 seen += 1;
+                check_position(r.pos, sk.documents, "band runs")?;
                 if is_copy.get(r.pos) {
                     continue;
                 }

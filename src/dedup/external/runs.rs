@@ -46,8 +46,6 @@ pub(crate) struct Spiller<R: Rec> {
     buf: Vec<R>,
     capacity: usize,
     runs: Vec<PathBuf>,
-    /// Records written to disk so far, after deduplication.
-    pub(crate) written: u64,
 }
 
 impl<R: Rec> Spiller<R> {
@@ -61,7 +59,6 @@ impl<R: Rec> Spiller<R> {
             buf: Vec::new(),
             capacity: capacity.max(MIN_RUN),
             runs: Vec::new(),
-            written: 0,
         }
     }
 
@@ -90,7 +87,6 @@ impl<R: Rec> Spiller<R> {
             .dir
             .join(format!("{}-{:05}.run", self.prefix, self.runs.len()));
         write_run(&path, &self.buf)?;
-        self.written += self.buf.len() as u64;
         self.runs.push(path);
         self.buf.clear();
         self.buf.shrink_to(1 << 16);
@@ -221,6 +217,19 @@ impl<R: Rec> Merge<R> {
             }
         }
         Ok(None)
+    }
+}
+
+/// Fails unless `pos` addresses one of `documents` documents: a run whose
+/// header and length are right can still hold damaged records, which must
+/// be an error rather than an out-of-bounds index.
+pub(crate) fn check_position(pos: u32, documents: u64, what: &str) -> Result<()> {
+    if u64::from(pos) < documents {
+        Ok(())
+    } else {
+        Err(Error::Corrupt(format!(
+            "{what}: position {pos} is past the last of {documents} documents"
+        )))
     }
 }
 

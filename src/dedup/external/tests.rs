@@ -430,3 +430,32 @@ fn damaged_work_files_are_reported() {
     assert!(err.to_string().contains("band-003-"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_damaged_record_is_an_error_not_a_panic() {
+    use std::io::{Seek, SeekFrom, Write};
+    let texts = corpus(200, 17, false);
+    let dir = work_dir("damaged-record");
+    let opts = ExternalOptions::new(&dir).with_memory(MIN_MEMORY);
+    external(&MinHashDedup::new(), &texts, &opts, 50);
+    for stage in ["pairs", "verify", "cluster"] {
+        std::fs::remove_file(dir.join(format!("{stage}.done"))).unwrap();
+    }
+    // The header and length stay right; the first record's position (bytes
+    // 8..12 after the 24-byte header) points past the corpus.
+    let run = &super::sketch::runs_with_prefix(&dir.join("sketch"), "band-001-").unwrap()[0];
+    let mut f = std::fs::OpenOptions::new().write(true).open(run).unwrap();
+    f.seek(SeekFrom::Start(24 + 8)).unwrap();
+    f.write_all(&0x7fff_fff0u32.to_le_bytes()).unwrap();
+    drop(f);
+    let err = MinHashDedup::new()
+        .run_external(&TextSource::new(&texts), &opts)
+        .unwrap_err();
+    assert!(matches!(err, Error::Corrupt(_)), "{err}");
+    assert!(
+        err.to_string()
+            .contains("band runs: position 2147483632 is past the last"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -105,6 +105,12 @@ where
             if u64::from(p.later) >= end {
                 break;
             }
+            if u64::from(p.later) < base || p.rep >= p.later {
+                return Err(Error::Corrupt(format!(
+                    "pair runs: pair ({}, {}) out of order",
+                    p.rep, p.later
+                )));
+            }
             batch_pairs.push(p);
             pending = merge.next_rec()?;
         }
