@@ -29,6 +29,9 @@ pub enum Command {
     /// Remove near-duplicates from a JSONL file, a folder of text files
     /// (one document per file) or a Parquet file (feature `parquet`).
     Dedup(DedupArgs),
+    /// A dedup index of a corpus, for later `dedup --against` runs.
+    #[command(subcommand)]
+    Index(IndexCommand),
     /// The global fingerprint store: ingest, query, metrics (feature `store`).
     #[cfg(feature = "store")]
     #[command(subcommand)]
@@ -243,6 +246,15 @@ pub struct DedupArgs {
     /// own).
     #[arg(long, value_enum, value_name = "C")]
     pub output_compression: Option<OutputCompression>,
+    /// Out of core: drop the documents that duplicate one in the dedup
+    /// index in this folder (`txtfp index build`); `duplicates.jsonl` names
+    /// the indexed original. The run's own documents are decided as in one
+    /// run over the indexed corpus and this input together.
+    #[arg(long, value_name = "DIR")]
+    pub against: Option<PathBuf>,
+    /// With `--against`: then add this run's documents to the index.
+    #[arg(long, requires = "against")]
+    pub update_index: bool,
     /// No progress bar and no summary on stderr (warnings still show).
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -259,4 +271,98 @@ pub struct DedupArgs {
     #[cfg(feature = "store")]
     #[arg(long, default_value = "cli", value_name = "NAME")]
     pub source: String,
+}
+
+/// `txtfp index`.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Index a corpus (read out of core) into a new folder; its documents
+    /// are then found by `txtfp dedup --against DIR`.
+    Build(IndexBuildArgs),
+    /// Print an index's settings and size as JSON.
+    Info {
+        /// The index folder.
+        #[arg(value_name = "DIR")]
+        index: PathBuf,
+    },
+}
+
+/// `txtfp index build`.
+#[derive(Debug, Args)]
+pub struct IndexBuildArgs {
+    /// Inputs, as for `dedup`.
+    #[arg(required = true, num_args = 1.., value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// The index folder (created; must be new or empty).
+    #[arg(long, value_name = "DIR")]
+    pub index: PathBuf,
+    /// Method: `minhash` or `minhash-fast`, as the later runs will use.
+    #[arg(long, value_enum, default_value_t = DedupAlgo::Minhash)]
+    pub algo: DedupAlgo,
+    /// The threshold later runs will use (it sets the banding, which the
+    /// index is built for).
+    #[arg(long, default_value_t = 0.8, value_name = "J")]
+    pub threshold: f32,
+    /// Column (JSONL key or Parquet field) holding the text.
+    #[arg(long, default_value = "text", value_name = "NAME")]
+    pub text_column: String,
+    /// Column holding the id; when a record has none, its line (row) number.
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    pub id_column: String,
+    /// Stop at the first bad record instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+    /// The memory budget (`1GiB`, `512MiB`, bytes; default 1 GiB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<usize>,
+    /// The work directory (default DIR/.work). A build started again with
+    /// the same arguments resumes there.
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+    /// Where the JSON report goes (default: none).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// No progress bar and no summary on stderr (warnings still show).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub tokens: TokenArgs,
+}
+
+impl IndexBuildArgs {
+    /// The `dedup` run that builds the index: every document read, none
+    /// written.
+    pub fn as_dedup(&self) -> DedupArgs {
+        DedupArgs {
+            inputs: self.inputs.clone(),
+            algo: self.algo,
+            threshold: self.threshold,
+            max_hamming: 3,
+            estimated: false,
+            text_column: self.text_column.clone(),
+            id_column: self.id_column.clone(),
+            empty: Empty::Keep,
+            output: None,
+            kept: None,
+            clusters: None,
+            report: self.report.clone(),
+            strict: self.strict,
+            memory: self.memory,
+            work_dir: Some(
+                self.work_dir
+                    .clone()
+                    .unwrap_or_else(|| self.index.join(".work")),
+            ),
+            keep_work: false,
+            output_compression: None,
+            against: Some(self.index.clone()),
+            update_index: true,
+            quiet: self.quiet,
+            tokens: self.tokens.clone(),
+            #[cfg(feature = "store")]
+            store: None,
+            #[cfg(feature = "store")]
+            source: "cli".into(),
+        }
+    }
 }

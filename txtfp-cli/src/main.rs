@@ -17,6 +17,7 @@ mod error;
 mod fingerprint;
 #[cfg(feature = "store")]
 mod global;
+mod index;
 mod input;
 mod jsonl;
 mod outofcore;
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
         Command::Fingerprint(a) => fingerprint::run(&a),
         Command::Compare(a) => compare::run(&a),
         Command::Dedup(a) => dedup::run(&a),
+        Command::Index(c) => index::run(&c),
         #[cfg(feature = "store")]
         Command::Store(a) => store::run(&a),
     };

@@ -16,7 +16,7 @@ use txtfp::corpus::{
 };
 use txtfp::dedup::MinHashDedup;
 use txtfp::dedup::Similarity;
-use txtfp::dedup::external::{CorpusSource, ExternalOptions, ExternalReport, SkipLog};
+use txtfp::dedup::external::{CorpusSource, DedupIndex, ExternalOptions, ExternalReport, SkipLog};
 
 use crate::args::{DedupArgs, OutputCompression};
 use crate::error::{CliError, CliResult};
@@ -27,7 +27,8 @@ pub const AUTO_BYTES: u64 = 256 << 20;
 
 /// Resolves the inputs and tells whether the out-of-core engine must run.
 pub fn plan(a: &DedupArgs) -> CliResult<Option<Corpus>> {
-    let forced = a.memory.is_some() || a.work_dir.is_some() || a.inputs.len() > 1;
+    let forced =
+        a.memory.is_some() || a.work_dir.is_some() || a.inputs.len() > 1 || a.against.is_some();
     let simple = a.inputs.len() == 1 && a.inputs[0].as_os_str() == "-";
     if simple && !forced {
         return Ok(None);
@@ -59,19 +60,29 @@ pub fn run(
     method: serde_json::Value,
 ) -> CliResult {
     let start = Instant::now();
-    let out_dir = match (&a.kept, &a.output) {
-        (Some(k), _) => k.clone(),
-        (None, Some(o)) => o.join("kept"),
-        (None, None) => {
+    // Without an output the run only updates its index (`index build`).
+    let out_dir = match (&a.kept, &a.output, &a.against) {
+        (Some(k), _, _) => Some(k.clone()),
+        (None, Some(o), _) => Some(o.join("kept")),
+        (None, None, Some(_)) if a.update_index => None,
+        (None, None, _) => {
             return Err(CliError::Usage(
-                "out-of-core dedup (several inputs, compressed or large input, --memory or \
-                 --work-dir) writes the kept shards into a folder: give --output DIR"
+                "out-of-core dedup (several inputs, compressed or large input, --memory, \
+                 --work-dir or --against) writes the kept shards into a folder: give --output DIR"
                     .into(),
             ));
         }
     };
-    let base = a.output.clone().unwrap_or_else(|| out_dir.clone());
-    let work_dir = a.work_dir.clone().unwrap_or_else(|| base.join("work"));
+    let base = a
+        .output
+        .clone()
+        .or_else(|| out_dir.clone())
+        .or_else(|| a.against.clone())
+        .unwrap_or_default();
+    let work_dir = a.work_dir.clone().unwrap_or_else(|| match &out_dir {
+        Some(_) => base.join("work"),
+        None => base.join(".work"),
+    });
     for w in corpus.warnings() {
         eprintln!("txtfp: {w}");
     }
@@ -88,6 +99,9 @@ pub fn run(
         .with_progress(Arc::new(move |p| bar.stage(p.stage, p.done, p.total)));
     if let Some(m) = a.memory {
         options = options.with_memory(m);
+    }
+    if let Some(index) = &a.against {
+        options = options.against(index).update_index(a.update_index);
     }
     let report = dedup.run_external(&source, &options);
     let report = report.map_err(CliError::from)?;
@@ -108,31 +122,23 @@ pub fn run(
     }
     warn_skipped(&skips);
 
-    progress.stage("write", 0, corpus.total_bytes());
+    let index = match &a.against {
+        Some(dir) => Some(DedupIndex::open(dir)?),
+        None => None,
+    };
     let write_start = Instant::now();
-    let compression = a.output_compression.map(|c| match c {
-        OutputCompression::None => Compression::None,
-        OutputCompression::Gz => Compression::Gzip,
-        OutputCompression::Zst => Compression::Zstd,
-    });
-    let written = write_kept(
-        &corpus,
-        &read_opts,
-        &report,
-        &out_dir,
-        compression,
-        &progress,
-    )?;
-    let clusters_path = a
-        .clusters
-        .clone()
-        .or_else(|| a.output.as_ref().map(|o| o.join("clusters.jsonl")));
-    let duplicates_path = a.output.as_ref().map(|o| o.join("duplicates.jsonl"));
-    write_clusters(
-        &report,
-        clusters_path.as_deref(),
-        duplicates_path.as_deref(),
-    )?;
+    let written = match &out_dir {
+        Some(out_dir) => write_outputs(
+            a,
+            &corpus,
+            &read_opts,
+            &report,
+            index.as_ref(),
+            out_dir,
+            &progress,
+        )?,
+        None => Written::default(),
+    };
     let write_seconds = write_start.elapsed().as_secs_f64();
     progress.finish();
 
@@ -144,6 +150,7 @@ pub fn run(
         &skips,
         method,
         &work_dir,
+        index.as_ref(),
         written,
         write_seconds,
         seconds,
@@ -163,39 +170,101 @@ pub fn run(
             .map_err(|e| CliError::Failed(format!("{}: cannot remove: {e}", work_dir.display())))?;
     }
     if !a.quiet {
-        let st = &report.stats;
-        eprintln!(
-            "txtfp dedup: {} shards ({:.1} MB): {} documents, {} bad records skipped",
-            corpus.shards().len(),
-            corpus.total_bytes() as f64 / 1e6,
-            st.documents,
-            skips.count
+        summary(
+            &corpus,
+            &report,
+            &skips,
+            index.as_ref(),
+            seconds,
+            write_seconds,
         );
-        eprintln!(
-            "  kept {}, dropped {} ({} clusters of near-duplicates, {} empty documents)",
-            st.kept, st.dropped, st.clusters, st.empty
-        );
-        let stages: Vec<String> = report
-            .stages
-            .iter()
-            .map(|s| {
-                format!(
-                    "{} {:.2}{}",
-                    s.name,
-                    s.seconds,
-                    if s.resumed { " (resumed)" } else { "" }
-                )
-            })
-            .collect();
-        eprintln!(
-            "  {seconds:.2} s ({}, write {write_seconds:.2}), {:.1} MB/s, {} threads",
-            stages.join(", "),
-            report.bytes as f64 / 1e6 / seconds.max(1e-9),
-            rayon::current_num_threads()
-        );
-        eprintln!("  kept records in {}", out_dir.display());
+        match &out_dir {
+            Some(d) => eprintln!("  kept records in {}", d.display()),
+            None => eprintln!("  indexed into {}", base.display()),
+        }
     }
     Ok(())
+}
+
+fn summary(
+    corpus: &Corpus,
+    report: &ExternalReport,
+    skips: &SkipLog,
+    index: Option<&DedupIndex>,
+    seconds: f64,
+    write_seconds: f64,
+) {
+    let st = &report.stats;
+    eprintln!(
+        "txtfp dedup: {} shards ({:.1} MB): {} documents, {} bad records skipped",
+        corpus.shards().len(),
+        corpus.total_bytes() as f64 / 1e6,
+        st.documents,
+        skips.count
+    );
+    eprintln!(
+        "  kept {}, dropped {} ({} clusters of near-duplicates, {} empty documents)",
+        st.kept, st.dropped, st.clusters, st.empty
+    );
+    if let Some(index) = index {
+        eprintln!(
+            "  index {}: {} duplicates of indexed documents dropped, {} documents added \
+             ({} indexed in all)",
+            index.dir().display(),
+            report.indexed_duplicates,
+            report.index_added,
+            index.documents()
+        );
+    }
+    let stages: Vec<String> = report
+        .stages
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {:.2}{}",
+                s.name,
+                s.seconds,
+                if s.resumed { " (resumed)" } else { "" }
+            )
+        })
+        .collect();
+    eprintln!(
+        "  {seconds:.2} s ({}, write {write_seconds:.2}), {:.1} MB/s, {} threads",
+        stages.join(", "),
+        report.bytes as f64 / 1e6 / seconds.max(1e-9),
+        rayon::current_num_threads()
+    );
+}
+
+/// The kept shards, `clusters.jsonl` and `duplicates.jsonl`.
+fn write_outputs(
+    a: &DedupArgs,
+    corpus: &Corpus,
+    read_opts: &ReadOptions,
+    report: &ExternalReport,
+    index: Option<&DedupIndex>,
+    out_dir: &Path,
+    progress: &Progress,
+) -> CliResult<Written> {
+    progress.stage("write", 0, corpus.total_bytes());
+    let compression = a.output_compression.map(|c| match c {
+        OutputCompression::None => Compression::None,
+        OutputCompression::Gz => Compression::Gzip,
+        OutputCompression::Zst => Compression::Zstd,
+    });
+    let written = write_kept(corpus, read_opts, report, out_dir, compression, progress)?;
+    let clusters_path = a
+        .clusters
+        .clone()
+        .or_else(|| a.output.as_ref().map(|o| o.join("clusters.jsonl")));
+    let duplicates_path = a.output.as_ref().map(|o| o.join("duplicates.jsonl"));
+    write_clusters(
+        report,
+        index,
+        clusters_path.as_deref(),
+        duplicates_path.as_deref(),
+    )?;
+    Ok(written)
 }
 
 fn warn_skipped(skips: &SkipLog) {
@@ -316,10 +385,12 @@ fn remove_stale_temporaries(dir: &Path) -> CliResult {
 /// `{"id":ID,"duplicate_of":ID,"cluster":I,"matched":ID,"jaccard":J}`.
 fn write_clusters(
     report: &ExternalReport,
+    index: Option<&DedupIndex>,
     clusters: Option<&Path>,
     duplicates: Option<&Path>,
 ) -> CliResult {
     let ids = report.ids()?;
+    let index_ids = index.map(DedupIndex::ids).transpose()?;
     if let Some(path) = clusters {
         let mut out = create(path)?;
         for c in report.clusters()? {
@@ -347,6 +418,24 @@ fn write_clusters(
         let mut out = create(path)?;
         for d in report.decisions()? {
             let d = d?;
+            if let (Some(x), Some(index_ids)) = (&d.indexed, &index_ids) {
+                let mut line = format!(
+                    "{{\"id\":{},\"duplicate_of\":{},\"indexed\":true",
+                    ids.get(d.position)?,
+                    index_ids.get(x.position)?
+                );
+                if let Some((m, Similarity::Jaccard(j))) = x.link {
+                    line.push_str(&format!(
+                        ",\"matched\":{},\"jaccard\":{}",
+                        index_ids.get(m)?,
+                        (f64::from(j) * 1e4).round() / 1e4
+                    ));
+                }
+                line.push_str("}\n");
+                out.write_all(line.as_bytes())
+                    .map_err(|e| CliError::write(&path.display().to_string(), e))?;
+                continue;
+            }
             let (Some(kept), Some(cluster)) = (d.duplicate_of, d.cluster) else {
                 continue;
             };
@@ -392,6 +481,7 @@ fn report_json(
     skips: &SkipLog,
     method: serde_json::Value,
     work_dir: &Path,
+    index: Option<&DedupIndex>,
     written: Written,
     write_seconds: f64,
     seconds: f64,
@@ -445,5 +535,14 @@ fn report_json(
         "threads": rayon::current_num_threads(),
         "stages": stages,
         "write_seconds": round3(write_seconds),
+        "index": index.map(|i| serde_json::json!({
+            "dir": i.dir().display().to_string(),
+            "update": a.update_index,
+            "indexed_duplicates": report.indexed_duplicates,
+            "added": report.index_added,
+            "documents": i.documents(),
+            "generation": i.generation(),
+            "disk_bytes": i.disk_bytes(),
+        })),
     })
 }

@@ -26,6 +26,8 @@ pub(super) const NONE: u32 = u32::MAX;
 pub(super) struct Clustered {
     pub(super) clusters: u64,
     pub(super) dropped: u64,
+    /// Documents dropped as duplicates of indexed ones (in `dropped` too).
+    pub(super) indexed: u64,
 }
 
 /// Runs stage 4, or reads its summary when it already finished.
@@ -34,6 +36,7 @@ pub(super) fn run(
     sk: &Sketch,
     pairs: &Pairs,
     verified: &Verified,
+    with_index: bool,
     options: &ExternalOptions,
 ) -> Result<(Clustered, bool)> {
     if let Some(summary) = work.marker(STAGE)? {
@@ -41,6 +44,7 @@ pub(super) fn run(
             Clustered {
                 clusters: summary_value(&summary, "clusters")?,
                 dropped: summary_value(&summary, "dropped")?,
+                indexed: summary_value(&summary, "indexed")?,
             },
             true,
         ));
@@ -62,6 +66,22 @@ pub(super) fn run(
         Ok(())
     })?;
 
+    // A component that reaches the index is decided by it: its original is
+    // the smallest indexed document it links to. Links among indexed
+    // documents do not matter here: reaching any of them is enough.
+    let mut reaches: Vec<u32> = Vec::new();
+    if with_index {
+        reaches = vec![NONE; n];
+        let mut links = pairs.index_copy_runs()?;
+        links.extend(verified.index_edge_runs()?);
+        for_each_merged::<EdgeRec>(&links, |e| {
+            check_position(e.doc, sk.documents, "index link runs")?;
+            let root = find(&mut parent, e.doc) as usize;
+            reaches[root] = reaches[root].min(e.other);
+            Ok(())
+        })?;
+    }
+
     // Roots are the smallest members, so one ascending pass settles every
     // position: its parent's root is already final.
     let has_member = Bits::new(n);
@@ -76,10 +96,27 @@ pub(super) fn run(
     let file = File::create(&path).map_err(|e| io_error(&path, "cannot create", e))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let mut members = Spiller::<MemberRec>::new(&dir, "members", options.memory() / 4 / 8);
-    let (mut clusters, mut dropped) = (0u32, 0u64);
+    let indexed_path = dir.join("indexed.bin");
+    let mut indexed_out = if with_index {
+        let f =
+            File::create(&indexed_path).map_err(|e| io_error(&indexed_path, "cannot create", e))?;
+        Some(BufWriter::with_capacity(1 << 20, f))
+    } else {
+        None
+    };
+    let (mut clusters, mut dropped, mut indexed) = (0u32, 0u64, 0u64);
     for i in 0..n {
         let root = parent[i] as usize;
-        let (cluster, kept) = if root == i {
+        let original = reaches.get(root).copied().unwrap_or(NONE);
+        if let Some(out) = indexed_out.as_mut() {
+            out.write_all(&original.to_le_bytes())
+                .map_err(|e| io_error(&indexed_path, "cannot write", e))?;
+        }
+        let (cluster, kept) = if original != NONE {
+            dropped += 1;
+            indexed += 1;
+            (NONE, NONE)
+        } else if root == i {
             if has_member.get(i as u32) {
                 // A root's slot is no longer needed as a parent: it now
                 // holds the cluster's number for its later members.
@@ -109,11 +146,19 @@ pub(super) fn run(
     members.finish()?;
     out.flush()
         .map_err(|e| io_error(&path, "cannot write", e))?;
-    work.finish(STAGE, &format!("clusters {clusters}\ndropped {dropped}\n"))?;
+    if let Some(mut out) = indexed_out {
+        out.flush()
+            .map_err(|e| io_error(&indexed_path, "cannot write", e))?;
+    }
+    work.finish(
+        STAGE,
+        &format!("clusters {clusters}\ndropped {dropped}\nindexed {indexed}\n"),
+    )?;
     Ok((
         Clustered {
             clusters: u64::from(clusters),
             dropped,
+            indexed,
         },
         false,
     ))

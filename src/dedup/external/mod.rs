@@ -53,6 +53,7 @@
 mod cluster;
 #[cfg(feature = "corpus")]
 mod corpus_source;
+mod index;
 mod pairs;
 mod records;
 mod report;
@@ -71,7 +72,10 @@ use std::time::Instant;
 
 #[cfg(feature = "corpus")]
 pub use corpus_source::{CorpusSource, MAX_LISTED_SKIPS, SkipLog};
-pub use report::{Decisions, ExternalCluster, ExternalDecision, ExternalReport, Ids, StageReport};
+pub use index::{DedupIndex, IndexIds};
+pub use report::{
+    Decisions, ExternalCluster, ExternalDecision, ExternalReport, Ids, IndexedMatch, StageReport,
+};
 pub use source::{DocumentSource, SourceDoc, TextSource};
 
 use super::{DedupStats, MinHashDedup, MinHashScheme};
@@ -87,10 +91,19 @@ pub const DEFAULT_MEMORY: usize = 1 << 30;
 /// merging them costs more than it saves.
 pub const MIN_MEMORY: usize = 64 << 10;
 
+/// The stage that adds a run's documents to its index.
+const INDEX_STAGE: &str = "index";
+
+/// The index a run uses, and whether it adds its documents to it.
+pub(crate) struct IndexUse {
+    pub(crate) index: index::DedupIndex,
+    pub(crate) update: bool,
+}
+
 /// What a progress callback is told: a stage, and how far it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StageProgress {
-    /// `"sketch"`, `"pairs"`, `"verify"` or `"cluster"`.
+    /// `"sketch"`, `"pairs"`, `"verify"`, `"cluster"` or `"index"`.
     pub stage: &'static str,
     /// Work done: input bytes for the passes over the corpus, records for
     /// the merges.
@@ -108,6 +121,8 @@ pub struct ExternalOptions {
     work_dir: PathBuf,
     memory: usize,
     progress: Option<ProgressFn>,
+    against: Option<PathBuf>,
+    update_index: bool,
 }
 
 impl core::fmt::Debug for ExternalOptions {
@@ -116,6 +131,8 @@ impl core::fmt::Debug for ExternalOptions {
             .field("work_dir", &self.work_dir)
             .field("memory", &self.memory)
             .field("progress", &self.progress.is_some())
+            .field("against", &self.against)
+            .field("update_index", &self.update_index)
             .finish()
     }
 }
@@ -127,7 +144,41 @@ impl ExternalOptions {
             work_dir: work_dir.as_ref().to_path_buf(),
             memory: DEFAULT_MEMORY,
             progress: None,
+            against: None,
+            update_index: false,
         }
+    }
+
+    /// Dedups against the [`DedupIndex`] in `dir`: a document that
+    /// duplicates an indexed one (the two would be in one cluster had the
+    /// indexed corpus and this one been deduplicated together, indexed
+    /// first) is dropped, and its decision names the indexed document in
+    /// [`ExternalDecision::indexed`]. The run's own documents are decided
+    /// exactly as in that one run over both corpora: deduplicating `A` with
+    /// [`update_index`](Self::update_index), then `B` against the index,
+    /// keeps the `B` documents that deduplicating `A` then `B` together
+    /// keeps. The index's settings (fingerprinter, scheme, banding) must be
+    /// the run's; threshold and verification may differ.
+    #[must_use]
+    pub fn against(mut self, dir: impl AsRef<Path>) -> Self {
+        self.against = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// After the run, adds its documents (all but exact copies and empty
+    /// ones) to the index given to [`against`](Self::against), creating it
+    /// when the directory holds none. Indexing every document, not only
+    /// the kept ones, is what keeps a chain of runs `A`, `B`, `C`… equal to
+    /// one run over their concatenation.
+    #[must_use]
+    pub fn update_index(mut self, yes: bool) -> Self {
+        self.update_index = yes;
+        self
+    }
+
+    /// The index the run is deduplicated against, if any.
+    pub fn index_dir(&self) -> Option<&Path> {
+        self.against.as_deref()
     }
 
     /// The memory budget in bytes, at least [`MIN_MEMORY`]. It bounds the
@@ -234,6 +285,44 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             self.empty_documents(),
             source.identity()
         );
+        let settings = format!(
+            "config {:016x} scheme {:?} H {H} bands {} rows {}",
+            self.fingerprinter().config_hash(),
+            self.scheme(),
+            banding.bands,
+            banding.rows
+        );
+        let index = match &options.against {
+            None => None,
+            Some(dir) => {
+                let index = if options.update_index {
+                    index::DedupIndex::open_or_create(dir, &settings, banding.bands)?
+                } else {
+                    index::DedupIndex::open(dir)?
+                };
+                if index.settings() != settings {
+                    return Err(crate::Error::InvalidInput(format!(
+                        "{}: the index was built with other settings ({}) than this run's ({})",
+                        dir.display(),
+                        index.settings(),
+                        settings
+                    )));
+                }
+                Some(IndexUse {
+                    index,
+                    update: options.update_index,
+                })
+            }
+        };
+        let mut identity = identity;
+        if let Some(i) = &index {
+            identity.push_str(&format!(
+                "index {:016x} {} update {}\n",
+                i.index.meta().uid,
+                i.index.dir().display(),
+                i.update
+            ));
+        }
         let work = WorkDir::open(options.work_dir(), &identity)?;
         let mut stages = Vec::with_capacity(4);
         let mut timed = |name: &'static str, resumed: bool, start: Instant, work: &WorkDir| {
@@ -261,8 +350,21 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
         timed("sketch", resumed, start, &work);
 
         let start = Instant::now();
-        let (pr, resumed) = pairs::run(&work, &sk, banding.bands, options)?;
+        let (pr, resumed) = pairs::run(&work, &sk, banding.bands, index.as_ref(), options)?;
         timed("pairs", resumed, start, &work);
+        if let Some(i) = &index {
+            let meta = i.index.meta();
+            let ours = meta.generation == pr.index_generation + 1
+                && meta.updated_by == pr.token
+                && work.marker(cluster::STAGE)?.is_some();
+            if meta.generation != pr.index_generation && !ours {
+                return Err(index::update::changed(
+                    i.index.dir(),
+                    pr.index_generation,
+                    meta.generation,
+                ));
+            }
+        }
 
         let start = Instant::now();
         let ctx = verify::Context {
@@ -270,13 +372,42 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             fp,
             source,
             options,
+            index: index.as_ref(),
         };
         let (vr, resumed) = verify::run(&work, &sk, &pr, &ctx)?;
         timed("verify", resumed, start, &work);
 
         let start = Instant::now();
-        let (cr, resumed) = cluster::run(&work, &sk, &pr, &vr, options)?;
+        let (cr, resumed) = cluster::run(&work, &sk, &pr, &vr, index.is_some(), options)?;
         timed("cluster", resumed, start, &work);
+
+        let mut index_added = 0;
+        if let Some(i) = index.as_ref().filter(|i| i.update) {
+            let start = Instant::now();
+            let resumed = match work.marker(INDEX_STAGE)? {
+                Some(summary) => {
+                    index_added = sketch::summary_value(&summary, "added")?;
+                    true
+                }
+                None => {
+                    let verify_dir = work.stage_dir(verify::STAGE, false)?;
+                    index_added = index::update::apply(
+                        &i.index,
+                        pr.index_generation,
+                        pr.token,
+                        &index::update::NewDocs {
+                            documents: sk.documents,
+                            sketch_dir: &sk.dir,
+                            pairs_dir: &pr.dir,
+                            verify_dir: &verify_dir,
+                        },
+                    )?;
+                    work.finish(INDEX_STAGE, &format!("added {index_added}\n"))?;
+                    false
+                }
+            };
+            timed(INDEX_STAGE, resumed, start, &work);
+        }
 
         let empty_dropped = if self.empty_documents() == super::EmptyDocuments::Drop {
             sk.empty
@@ -293,13 +424,16 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             compared_pairs: vr.candidates + pr.copies,
             verified_pairs: vr.verified + pr.copies,
         };
-        Ok(ExternalReport::new(
+        let mut report = ExternalReport::new(
             work.root().to_path_buf(),
             sk.documents,
             sk.bytes,
             self.empty_documents(),
             stats,
             stages,
-        ))
+        );
+        report.indexed_duplicates = cr.indexed;
+        report.index_added = index_added;
+        Ok(report)
     }
 }

@@ -12,11 +12,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::ExternalOptions;
 use super::records::{BandRec, ContentRec, EdgeRec, PairRec};
 use super::runs::{Merge, Spiller, check_position};
 use super::sketch::{Sketch, runs_with_prefix, summary_value};
 use super::workdir::{Bits, WorkDir};
+use super::{ExternalOptions, IndexUse};
 use crate::Result;
 
 pub(super) const STAGE: &str = "pairs";
@@ -28,8 +28,12 @@ const EDGE_REC_BYTES: usize = 12;
 /// What the pairs stage leaves for the others.
 pub(super) struct Pairs {
     pub(super) dir: PathBuf,
-    /// Exact copies linked to their first copy.
+    /// Exact copies linked to their first copy (in the run or the index).
     pub(super) copies: u64,
+    /// The index generation the stage looked keys up in.
+    pub(super) index_generation: u64,
+    /// Tells this run's index update from any other.
+    pub(super) token: u64,
 }
 
 impl Pairs {
@@ -43,6 +47,22 @@ impl Pairs {
         runs_with_prefix(&self.dir, "copies-")
     }
 
+    /// The candidate pairs (document, indexed document) of every band.
+    pub(super) fn index_pair_runs(&self) -> Result<Vec<PathBuf>> {
+        runs_with_prefix(&self.dir, "xpairs-")
+    }
+
+    /// The links (document, indexed document) of exact copies.
+    pub(super) fn index_copy_runs(&self) -> Result<Vec<PathBuf>> {
+        runs_with_prefix(&self.dir, "xcopies-")
+    }
+
+    /// Which documents lead a bucket the index does not hold (their texts
+    /// go into the index on update).
+    pub(super) fn new_rep_bits(&self, documents: u64) -> Result<Bits> {
+        Bits::load(&self.dir.join("newreps.bits"), documents as usize)
+    }
+
     /// Which documents represent a bucket.
     pub(super) fn rep_bits(&self, documents: u64) -> Result<Bits> {
         Bits::load(&self.dir.join("reps.bits"), documents as usize)
@@ -54,22 +74,40 @@ pub(super) fn run(
     work: &WorkDir,
     sk: &Sketch,
     bands: usize,
+    index: Option<&IndexUse>,
     options: &ExternalOptions,
 ) -> Result<(Pairs, bool)> {
     if let Some(summary) = work.marker(STAGE)? {
         let dir = work.stage_dir(STAGE, false)?;
-        let copies = summary_value(&summary, "copies")?;
-        return Ok((Pairs { dir, copies }, true));
+        return Ok((
+            Pairs {
+                dir,
+                copies: summary_value(&summary, "copies")?,
+                index_generation: summary_value(&summary, "index_generation")?,
+                token: summary_value(&summary, "token")?,
+            },
+            true,
+        ));
     }
     let dir = work.stage_dir(STAGE, true)?;
     let n = sk.documents as usize;
     let total = sk.documents * (bands as u64 + 1);
     let done = AtomicU64::new(0);
 
-    // Exact copies first: the buckets must not contain them.
+    // Exact copies first: the buckets must not contain them. A text the
+    // index holds links its first copy here to the indexed one.
+    let update = index.is_some_and(|i| i.update);
     let is_copy = Bits::new(n);
     let mut copy_links =
         Spiller::<EdgeRec>::new(&dir, "copies", options.memory() / 4 / EDGE_REC_BYTES);
+    let mut index_links =
+        Spiller::<EdgeRec>::new(&dir, "xcopies", options.memory() / 16 / EDGE_REC_BYTES);
+    let mut new_content =
+        Spiller::<ContentRec>::new(&dir, "newcontent", options.memory() / 16 / 20);
+    let mut content_table = match index {
+        Some(i) => i.index.content_table()?,
+        None => None,
+    };
     let mut copies = 0u64;
     let mut merge = Merge::<ContentRec>::open(&sk.content_runs()?)?;
     let mut first: Option<ContentRec> = None;
@@ -83,22 +121,52 @@ pub(super) fn run(
                     copy_links.push(e)?;
                 }
             }
-            _ => first = Some(r),
+            _ => {
+                first = Some(r);
+                let indexed = match content_table.as_mut() {
+                    Some(t) => t.find(r.hash)?,
+                    None => None,
+                };
+                if let Some(at) = indexed {
+                    is_copy.set(r.pos);
+                    copies += 1;
+                    index_links.push(EdgeRec::both(r.pos, at.pos, 1.0)[0])?;
+                } else if update {
+                    new_content.push(r)?;
+                }
+            }
         }
     }
     copy_links.finish()?;
+    index_links.finish()?;
+    new_content.finish()?;
+    if update {
+        is_copy.save(&dir.join("copies.bits"))?;
+    }
     done.fetch_add(sk.documents, Ordering::Relaxed);
     options.report(STAGE, done.load(Ordering::Relaxed), total);
 
     let is_rep = Bits::new(n);
+    let new_rep = Bits::new(n);
     let threads = rayon::current_num_threads().max(1);
     let cap = options.memory() / 2 / threads / PAIR_REC_BYTES;
+    let index_cap = if index.is_some() { cap / 4 } else { 0 };
     (0..bands)
         .into_par_iter()
         .try_for_each(|band| -> Result<()> {
             let mut out = Spiller::<PairRec>::new(&dir, &format!("pairs-{band:03}"), cap);
+            let mut index_out =
+                Spiller::<PairRec>::new(&dir, &format!("xpairs-{band:03}"), index_cap);
+            let mut new_keys =
+                Spiller::<BandRec>::new(&dir, &format!("newkeys-{band:03}"), index_cap);
+            let mut table = match index {
+                Some(i) => i.index.band_table(band)?,
+                None => None,
+            };
             let mut merge = Merge::<BandRec>::open(&sk.band_runs(band)?)?;
-            let mut bucket: Option<BandRec> = None;
+            // The bucket being read: its key, and its first document, in
+            // the index or in the run.
+            let mut bucket: Option<(u64, Lead)> = None;
             let mut seen = 0u64;
             while let Some(r) = merge.next_rec()? {
                 seen += 1;
@@ -107,14 +175,39 @@ pub(super) fn run(
                     continue;
                 }
                 match bucket {
-                    Some(rep) if rep.key == r.key => {
-                        is_rep.set(rep.pos);
-                        out.push(PairRec {
+                    Some((key, Lead::Run(rep))) if key == r.key => {
+                        is_rep.set(rep);
+                        out.push(PairRec { later: r.pos, rep })?;
+                    }
+                    Some((key, Lead::Index(at))) if key == r.key => {
+                        index_out.push(PairRec {
                             later: r.pos,
-                            rep: rep.pos,
+                            rep: at,
                         })?;
                     }
-                    _ => bucket = Some(r),
+                    _ => {
+                        let indexed = match table.as_mut() {
+                            Some(t) => t.find(r.key)?,
+                            None => None,
+                        };
+                        let lead = match indexed {
+                            Some(at) => {
+                                index_out.push(PairRec {
+                                    later: r.pos,
+                                    rep: at.pos,
+                                })?;
+                                Lead::Index(at.pos)
+                            }
+                            None => {
+                                if update {
+                                    new_rep.set(r.pos);
+                                    new_keys.push(r)?;
+                                }
+                                Lead::Run(r.pos)
+                            }
+                        };
+                        bucket = Some((r.key, lead));
+                    }
                 }
                 if seen.is_multiple_of(1 << 20) {
                     let d = done.fetch_add(1 << 20, Ordering::Relaxed) + (1 << 20);
@@ -123,10 +216,45 @@ pub(super) fn run(
             }
             done.fetch_add(seen % (1 << 20), Ordering::Relaxed);
             out.finish()?;
+            index_out.finish()?;
+            new_keys.finish()?;
             Ok(())
         })?;
+    if update {
+        new_rep.save(&dir.join("newreps.bits"))?;
+    }
     is_rep.save(&dir.join("reps.bits"))?;
     options.report(STAGE, total, total);
-    work.finish(STAGE, &format!("copies {copies}\n"))?;
-    Ok((Pairs { dir, copies }, false))
+    let index_generation = index.map_or(0, |i| i.index.generation());
+    let token = xxhash_rust::xxh3::xxh3_64(
+        format!(
+            "{}{:?}{}",
+            work.root().display(),
+            std::time::SystemTime::now(),
+            std::process::id()
+        )
+        .as_bytes(),
+    );
+    work.finish(
+        STAGE,
+        &format!("copies {copies}\nindex_generation {index_generation}\ntoken {token}\n"),
+    )?;
+    Ok((
+        Pairs {
+            dir,
+            copies,
+            index_generation,
+            token,
+        },
+        false,
+    ))
+}
+
+/// The first document of a bucket.
+#[derive(Clone, Copy)]
+enum Lead {
+    /// A document of the run.
+    Run(u32),
+    /// An indexed document.
+    Index(u32),
 }

@@ -48,6 +48,22 @@ pub struct ExternalDecision {
     pub similarity: Option<Similarity>,
     /// It yielded no token.
     pub empty: bool,
+    /// The indexed document it duplicates, in a run
+    /// [`against`](super::ExternalOptions::against) an index.
+    pub indexed: Option<IndexedMatch>,
+}
+
+/// The indexed document a document duplicates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexedMatch {
+    /// The original's position in the index (its id:
+    /// [`DedupIndex::id`](super::DedupIndex::id)): the smallest indexed
+    /// document the document's cluster links to.
+    pub position: u64,
+    /// The document's best verified link to an indexed document, when it
+    /// has one itself (it may reach the index only through other documents
+    /// of its cluster): that document's position and the similarity.
+    pub link: Option<(u64, Similarity)>,
 }
 
 /// A cluster of two or more documents.
@@ -72,6 +88,11 @@ pub struct ExternalReport {
     pub stages: Vec<StageReport>,
     /// Input bytes, as the source counted them.
     pub bytes: u64,
+    /// Documents dropped as duplicates of indexed ones (counted in
+    /// `stats.dropped` too).
+    pub indexed_duplicates: u64,
+    /// Documents the run added to its index.
+    pub index_added: u64,
     work_dir: PathBuf,
     documents: u64,
     empty_policy: EmptyDocuments,
@@ -90,6 +111,8 @@ impl ExternalReport {
             stats,
             stages,
             bytes,
+            indexed_duplicates: 0,
+            index_added: 0,
             work_dir,
             documents,
             empty_policy,
@@ -132,6 +155,31 @@ impl ExternalReport {
         while next_edge.is_some_and(|e| u64::from(e.doc) < position) {
             next_edge = edges.next_rec()?;
         }
+        let indexed_path = dir.join(super::cluster::STAGE).join("indexed.bin");
+        let indexed = match File::open(&indexed_path) {
+            Ok(mut f) => {
+                std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(position * 4))
+                    .map_err(|e| io_error(&indexed_path, "cannot seek", e))?;
+                let mut xlinks = runs_with_prefix(&dir.join(super::pairs::STAGE), "xcopies-")?;
+                xlinks.extend(runs_with_prefix(
+                    &dir.join(super::verify::STAGE),
+                    "xedges-",
+                )?);
+                let mut merge = Merge::<EdgeRec>::open(&xlinks)?;
+                let mut next = merge.next_rec()?;
+                while next.is_some_and(|e| u64::from(e.doc) < position) {
+                    next = merge.next_rec()?;
+                }
+                Some(IndexedLinks {
+                    file: BufReader::with_capacity(1 << 16, f),
+                    path: indexed_path,
+                    merge,
+                    next,
+                })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io_error(&indexed_path, "cannot open", e)),
+        };
         let keys_path = dir.join(super::sketch::STAGE).join("keys.bin");
         let mut keys =
             File::open(&keys_path).map_err(|e| io_error(&keys_path, "cannot open", e))?;
@@ -144,6 +192,7 @@ impl ExternalReport {
             keys_path,
             edges,
             next_edge,
+            indexed,
             empty: Bits::load(
                 &dir.join(super::sketch::STAGE).join("empty.bits"),
                 self.documents as usize,
@@ -307,6 +356,7 @@ pub struct Decisions {
     keys_path: PathBuf,
     edges: Merge<EdgeRec>,
     next_edge: Option<EdgeRec>,
+    indexed: Option<IndexedLinks>,
     empty: Bits,
     empty_policy: EmptyDocuments,
     pos: u64,
@@ -342,6 +392,10 @@ impl Decisions {
             }
             self.next_edge = self.edges.next_rec()?;
         }
+        let indexed = match self.indexed.as_mut() {
+            Some(x) => x.next_match(pos)?,
+            None => None,
+        };
         let empty = self.empty.get(pos as u32);
         let in_cluster = cluster != NONE;
         let dropped_dup = in_cluster && u64::from(kept) != pos;
@@ -349,13 +403,46 @@ impl Decisions {
         Ok(ExternalDecision {
             position: pos,
             key,
-            keep: !(dropped_dup || (empty && self.empty_policy == EmptyDocuments::Drop)),
+            keep: !(dropped_dup
+                || indexed.is_some()
+                || (empty && self.empty_policy == EmptyDocuments::Drop)),
             duplicate_of: dropped_dup.then_some(u64::from(kept)),
             cluster: in_cluster.then_some(u64::from(cluster)),
             matched: best.map(|e| u64::from(e.other)),
             similarity: best.map(|e| Similarity::Jaccard(e.similarity())),
             empty,
+            indexed,
         })
+    }
+}
+
+/// What the decisions read of a run against an index: each document's
+/// original in the index (`indexed.bin`) and its own links to the index.
+struct IndexedLinks {
+    file: BufReader<File>,
+    path: PathBuf,
+    merge: Merge<EdgeRec>,
+    next: Option<EdgeRec>,
+}
+
+impl IndexedLinks {
+    fn next_match(&mut self, pos: u64) -> Result<Option<IndexedMatch>> {
+        let mut w = [0u8; 4];
+        self.file
+            .read_exact(&mut w)
+            .map_err(|e| io_error(&self.path, "cannot read", e))?;
+        let original = u32::from_le_bytes(w);
+        let mut best: Option<EdgeRec> = None;
+        while let Some(e) = self.next.filter(|e| u64::from(e.doc) <= pos) {
+            if u64::from(e.doc) == pos && best.is_none() {
+                best = Some(e);
+            }
+            self.next = self.merge.next_rec()?;
+        }
+        Ok((original != NONE).then(|| IndexedMatch {
+            position: u64::from(original),
+            link: best.map(|e| (u64::from(e.other), Similarity::Jaccard(e.similarity()))),
+        }))
     }
 }
 

@@ -13,7 +13,7 @@ const VOCAB: usize = 400;
 /// edited copies of earlier documents (a few words changed, some exact
 /// copies, some re-cased), so clusters chain and buckets hold several
 /// documents. `blanks` adds documents without tokens.
-fn corpus(n: usize, seed: u64, blanks: bool) -> Vec<String> {
+pub(super) fn corpus(n: usize, seed: u64, blanks: bool) -> Vec<String> {
     let mut state = seed | 1;
     let mut next = move || {
         state ^= state << 13;
@@ -54,7 +54,7 @@ fn corpus(n: usize, seed: u64, blanks: bool) -> Vec<String> {
     docs
 }
 
-fn work_dir(name: &str) -> PathBuf {
+pub(super) fn work_dir(name: &str) -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "txtfp-external-{name}-{}-{}",
@@ -127,7 +127,7 @@ fn assert_same(mem: &DedupReport, ext: &Outcome, what: &str) {
     );
 }
 
-fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+pub(super) fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

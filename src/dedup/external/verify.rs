@@ -34,6 +34,7 @@ pub(super) struct Context<'a, T: Tokenizer, F, D: ?Sized, const H: usize> {
     pub(super) fp: &'a F,
     pub(super) source: &'a D,
     pub(super) options: &'a crate::dedup::external::ExternalOptions,
+    pub(super) index: Option<&'a super::IndexUse>,
 }
 
 /// What the verify stage leaves: the verified links and the counts.
@@ -47,6 +48,11 @@ impl Verified {
     /// The runs of verified links.
     pub(super) fn edge_runs(&self) -> Result<Vec<PathBuf>> {
         super::sketch::runs_with_prefix(&self.dir, "edges-")
+    }
+
+    /// The runs of verified links (document, indexed document).
+    pub(super) fn index_edge_runs(&self) -> Result<Vec<PathBuf>> {
+        super::sketch::runs_with_prefix(&self.dir, "xedges-")
     }
 }
 
@@ -80,6 +86,16 @@ where
     let mut merge = Merge::<PairRec>::open(&pairs.pair_runs()?)?;
     let mut pending = merge.next_rec()?;
     let mut edges = Spiller::<EdgeRec>::new(&dir, "edges", options.memory() / 4 / EDGE_REC_BYTES);
+    let mut index_merge = Merge::<PairRec>::open(&pairs.index_pair_runs()?)?;
+    let mut index_pending = index_merge.next_rec()?;
+    let mut index_edges =
+        Spiller::<EdgeRec>::new(&dir, "xedges", options.memory() / 16 / EDGE_REC_BYTES);
+    let texts = ctx.index.map(|i| i.index.texts()).transpose()?;
+    let indexed = ctx.index.map_or(0, |i| i.index.documents());
+    let mut new_texts = match ctx.index.filter(|i| i.update) {
+        Some(_) => Some(NewTexts::create(&dir, pairs.new_rep_bits(sk.documents)?)?),
+        None => None,
+    };
     let store_path = dir.join("sketches.dat");
     let mut store = Store::create(store_path)?;
     let fpr = ctx.dedup.fingerprinter();
@@ -121,6 +137,21 @@ where
         for p in &batch_pairs {
             wanted[(u64::from(p.later) - base) as usize] = true;
         }
+        let mut index_pairs = Vec::new();
+        while let Some(p) = index_pending {
+            if u64::from(p.later) >= end {
+                break;
+            }
+            if u64::from(p.later) < base || u64::from(p.rep) >= indexed {
+                return Err(Error::Corrupt(format!(
+                    "index pair runs: pair ({}, {}) out of order or past the index",
+                    p.rep, p.later
+                )));
+            }
+            wanted[(u64::from(p.later) - base) as usize] = true;
+            index_pairs.push(p);
+            index_pending = index_merge.next_rec()?;
+        }
         let sketches: Vec<Option<Vec<u64>>> = docs
             .par_iter()
             .zip(&wanted)
@@ -159,6 +190,46 @@ where
                 Ok(verdict::<S, H>(mode, threshold, rep, later))
             })
             .collect::<Result<_>>()?;
+        if let Some(t) = new_texts.as_mut() {
+            t.add(base, docs)?;
+        }
+        if let Some(texts) = &texts {
+            let mut leads: Vec<u32> = index_pairs.iter().map(|p| p.rep).collect();
+            leads.sort_unstable();
+            leads.dedup();
+            let lead_sketches: Vec<Vec<u64>> = leads
+                .par_iter()
+                .map_init(String::new, |buf, &at| -> Result<Vec<u64>> {
+                    let text = texts.get(u64::from(at))?.ok_or_else(|| {
+                        Error::Corrupt(format!("index: no text for indexed document {at}"))
+                    })?;
+                    Ok(match mode {
+                        Verification::Exact => maker.token_set(&text, buf).into_vec(),
+                        _ => ctx.fp.fingerprint_reusing(&text, buf)?.hashes.to_vec(),
+                    })
+                })
+                .collect::<Result<_>>()?;
+            let index_verdicts: Vec<Option<f32>> = index_pairs
+                .par_iter()
+                .map(|p| {
+                    let later = sketches[(u64::from(p.later) - base) as usize]
+                        .as_deref()
+                        .unwrap_or_default();
+                    let lead = leads
+                        .binary_search(&p.rep)
+                        .map(|i| lead_sketches[i].as_slice())
+                        .unwrap_or_default();
+                    verdict::<S, H>(mode, threshold, lead, later)
+                })
+                .collect();
+            candidates += index_pairs.len() as u64;
+            for (p, v) in index_pairs.iter().zip(index_verdicts) {
+                if let Some(sim) = v {
+                    verified += 1;
+                    index_edges.push(EdgeRec::both(p.later, p.rep, sim)[0])?;
+                }
+            }
+        }
         candidates += batch_pairs.len() as u64;
         for (p, v) in batch_pairs.iter().zip(verdicts) {
             if let Some(sim) = v {
@@ -177,6 +248,10 @@ where
         return Err(changed_source(sk.documents, seen));
     }
     edges.finish()?;
+    index_edges.finish()?;
+    if let Some(t) = new_texts {
+        t.finish()?;
+    }
     drop(store);
     let _ = std::fs::remove_file(dir.join("sketches.dat"));
     work.finish(
@@ -292,5 +367,72 @@ impl Store {
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
             .collect())
+    }
+}
+
+/// The texts of the documents that will lead buckets in the index
+/// (`newtexts.dat`, with `(position, end offset)` entries in
+/// `newtexts.idx`), compressed as the index stores them.
+struct NewTexts {
+    leads: crate::dedup::external::workdir::Bits,
+    dat: BufWriter<File>,
+    idx: BufWriter<File>,
+    dat_path: PathBuf,
+    end: u64,
+}
+
+impl NewTexts {
+    fn create(dir: &std::path::Path, leads: crate::dedup::external::workdir::Bits) -> Result<Self> {
+        let create = |name: &str| {
+            let p = dir.join(name);
+            File::create(&p)
+                .map(|f| BufWriter::with_capacity(1 << 20, f))
+                .map_err(|e| io_error(&p, "cannot create", e))
+        };
+        Ok(Self {
+            leads,
+            dat: create("newtexts.dat")?,
+            idx: create("newtexts.idx")?,
+            dat_path: dir.join("newtexts.dat"),
+            end: 0,
+        })
+    }
+
+    fn add(&mut self, base: u64, docs: &[super::SourceDoc<'_>]) -> Result<()> {
+        let packed: Vec<Option<Vec<u8>>> = docs
+            .par_iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let pos = (base + i as u64) as u32;
+                if self.leads.get(pos) {
+                    super::index::pack_text(d.text).map(Some)
+                } else {
+                    Ok(None)
+                }
+            })
+            .collect::<Result<_>>()?;
+        for (i, p) in packed.into_iter().enumerate() {
+            if let Some(p) = p {
+                self.dat
+                    .write_all(&p)
+                    .map_err(|e| io_error(&self.dat_path, "cannot write", e))?;
+                self.end += p.len() as u64;
+                let mut entry = [0u8; super::index::update::NEW_TEXT_ENTRY];
+                entry[..4].copy_from_slice(&((base + i as u64) as u32).to_le_bytes());
+                entry[4..].copy_from_slice(&self.end.to_le_bytes());
+                self.idx
+                    .write_all(&entry)
+                    .map_err(|e| io_error(&self.dat_path, "cannot write", e))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<()> {
+        for w in [&mut self.dat, &mut self.idx] {
+            w.flush()
+                .map_err(|e| io_error(&self.dat_path, "cannot write", e))?;
+        }
+        Ok(())
     }
 }

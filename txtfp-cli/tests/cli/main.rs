@@ -4,6 +4,7 @@
 mod dedup;
 mod errors;
 mod fingerprint;
+mod index;
 mod outofcore;
 mod parquet;
 mod store;
