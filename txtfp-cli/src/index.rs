@@ -11,16 +11,17 @@ pub fn run(c: &IndexCommand) -> CliResult {
         IndexCommand::Build(b) => {
             let a = b.as_dedup();
             let resuming = a.work_dir.as_ref().is_some_and(|w| w.exists());
-            if let Ok(index) = DedupIndex::open(&b.index) {
-                if index.generation() > 0 && !resuming {
-                    return Err(CliError::Failed(format!(
-                        "{}: already holds an index of {} documents; add to it with \
-                         `txtfp dedup INPUT… --against {} --update-index --output DIR`",
-                        b.index.display(),
-                        index.documents(),
-                        b.index.display()
-                    )));
-                }
+            if let Ok(index) = DedupIndex::open(&b.index)
+                && index.generation() > 0
+                && !resuming
+            {
+                return Err(CliError::Failed(format!(
+                    "{}: already holds an index of {} documents; add to it with \
+                     `txtfp dedup INPUT… --against {} --update-index --output DIR`",
+                    b.index.display(),
+                    index.documents(),
+                    b.index.display()
+                )));
             }
             crate::dedup::run(&a)
         }
