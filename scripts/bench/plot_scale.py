@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plot scripts/bench/scale_runs.sh's CSV as an SVG: wall time against corpus
 size, the least-squares line through the runs, and the ideal linear
-reference (the smallest run's seconds per GB, scaled). No dependencies: the
+reference (the smallest run's seconds per GB, scaled); x is the corpus's
+measured GB of JSONL. No dependencies: the
 SVG is written directly.
 
     python3 scripts/bench/plot_scale.py scale.csv scale.svg
@@ -34,7 +35,9 @@ def fit(pts):
 
 def main():
     rows = list(csv.DictReader(open(sys.argv[1])))
-    pts = sorted((float(r["size_gb"]), float(r["wall_s"])) for r in rows)
+    # x: the corpus's measured JSONL size (the generator lands near --size)
+    pts = sorted((float(r["jsonl_bytes"]) / 1e9 if r.get("jsonl_bytes") else float(r["size_gb"]),
+                  float(r["wall_s"])) for r in rows)
     if not pts:
         sys.exit("no rows")
     a, b = fit(pts)
@@ -69,12 +72,13 @@ def main():
     for x, y in pts:
         out.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3.5" fill="#1f77b4"/>')
         out.append(f'<text x="{sx(x) + 6:.1f}" y="{sy(y) - 6:.1f}">{y:.0f} s</text>')
-    lx, ly = PAD + 10, PAD - 10
-    out.append(f'<circle cx="{lx}" cy="{ly}" r="3.5" fill="#1f77b4"/><text x="{lx + 10}" y="{ly + 4}">runs</text>')
-    out.append(f'<line x1="{lx + 60}" y1="{ly}" x2="{lx + 85}" y2="{ly}" stroke="#d62728" stroke-width="1.5"/>'
-               f'<text x="{lx + 90}" y="{ly + 4}">fit: {a:.1f} s + {b:.1f} s/GB</text>')
-    out.append(f'<line x1="{lx + 250}" y1="{ly}" x2="{lx + 275}" y2="{ly}" stroke="#999" stroke-dasharray="5,4"/>'
-               f'<text x="{lx + 280}" y="{ly + 4}">ideal linear ({per_gb:.1f} s/GB from the {x0:g} GB run)</text>')
+    lx, ly = PAD + 15, PAD + 5
+    out.append(f'<rect x="{lx - 8}" y="{ly - 12}" width="300" height="54" fill="white" stroke="#ccc"/>')
+    out.append(f'<circle cx="{lx + 12}" cy="{ly}" r="3.5" fill="#1f77b4"/><text x="{lx + 32}" y="{ly + 4}">runs</text>')
+    out.append(f'<line x1="{lx}" y1="{ly + 15}" x2="{lx + 25}" y2="{ly + 15}" stroke="#d62728" stroke-width="1.5"/>'
+               f'<text x="{lx + 32}" y="{ly + 19}">least squares: {a:.1f} s + {b:.1f} s/GB</text>')
+    out.append(f'<line x1="{lx}" y1="{ly + 30}" x2="{lx + 25}" y2="{ly + 30}" stroke="#999" stroke-dasharray="5,4"/>'
+               f'<text x="{lx + 32}" y="{ly + 34}">ideal linear: {per_gb:.1f} s/GB (smallest run)</text>')
     out.append(f'<text x="{W / 2}" y="{H - 18}" text-anchor="middle">corpus size, GB of JSONL</text>')
     out.append(f'<text x="16" y="{H / 2}" transform="rotate(-90 16 {H / 2})" text-anchor="middle">wall seconds</text>')
     out.append("</svg>")

@@ -21,9 +21,10 @@
 # $SCALE_DIR/out-Ng (removed afterwards unless KEEP_OUTPUT=1) with its work
 # directory inside, under /usr/bin/time -v. Disk: the corpus (~0.44 of its
 # JSONL size), the kept shards (about as much again) and the work directory
-# (~450 bytes per document). Plot the CSV with scripts/bench/plot_scale.py.
+# (~450 bytes per document). The CSV names the binary by `txtfp --version`
+# and the work tree's commit. Plot the CSV with scripts/bench/plot_scale.py.
 set -euo pipefail
-[ $# -ge 1 ] || { sed -n '2,25p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,26p' "$0"; exit 2; }
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 scale=${SCALE_DIR:-/work/scale}
 source_corpus=${SOURCE:-/work/corpus/out/corpus-large.jsonl}
