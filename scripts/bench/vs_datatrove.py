@@ -43,6 +43,7 @@ import sys
 import threading
 import time
 
+sys.dont_write_bytecode = True  # importing the scorer leaves no __pycache__ here
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dedup_score as ds  # noqa: E402
 
