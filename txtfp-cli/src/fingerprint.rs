@@ -4,18 +4,19 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use txtfp::classical::minhash::FastMinHashFingerprinter;
+use txtfp::classical::minhash::{FastMinHashFingerprinter, FastMinHashStreaming};
 use txtfp::classical::{TextEncoding, TextForm};
 use txtfp::{
-    Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
-    TlshFingerprinter, WordTokenizer,
+    Canonicalizer, Fingerprinter, MinHashFingerprinter, MinHashStreaming, ShingleTokenizer,
+    SimHashFingerprinter, SimHashStreaming, TlshFingerprinter, WordTokenizer,
 };
 
 use crate::args::{Algo, FingerprintArgs, Format};
 use crate::dedup::check_k;
 use crate::error::{CliError, CliResult};
-use crate::input::{Source, display_name, read_all, read_text};
+use crate::input::{Source, display_name, read_all};
 use crate::jsonl::Columns;
+use crate::stream::{Limits, Stream, read_into};
 
 /// A configured fingerprinter that returns signatures as text.
 pub enum Signer {
@@ -46,6 +47,26 @@ impl Signer {
             Algo::Simhash => Signer::SimHashShingles(SimHashFingerprinter::new(canon, shingles)),
             Algo::Tlsh => Signer::Tlsh(TlshFingerprinter::new(canon)),
         })
+    }
+
+    /// A stream computing the same signature, holding at most `held` bytes
+    /// of text without a split point.
+    pub fn stream(&self, held: usize) -> Stream {
+        match self {
+            Signer::MinHash(f) => {
+                Stream::MinHash(MinHashStreaming::new(f.clone()).with_max_bytes(held))
+            }
+            Signer::FastMinHash(f) => {
+                Stream::FastMinHash(FastMinHashStreaming::new(f.clone()).with_max_bytes(held))
+            }
+            Signer::SimHashWords(f) => {
+                Stream::SimHashWords(SimHashStreaming::new(f.clone()).with_max_bytes(held))
+            }
+            Signer::SimHashShingles(f) => {
+                Stream::SimHashShingles(SimHashStreaming::new(f.clone()).with_max_bytes(held))
+            }
+            Signer::Tlsh(f) => Stream::Tlsh(f.streaming().with_max_bytes(held)),
+        }
     }
 
     /// The signature of `text` in `enc` (TLSH: always its `T1` hex digest).
@@ -144,7 +165,8 @@ fn emit(
     r.map_err(|e| CliError::write("<stdout>", e))
 }
 
-/// One file (or stdin) as one document.
+/// One file (or stdin) as one document, read in chunks into the streaming
+/// form of `signer`.
 fn text_file(
     path: &Path,
     a: &FingerprintArgs,
@@ -153,12 +175,16 @@ fn text_file(
     k: usize,
     out: &mut impl Write,
 ) -> CliResult<usize> {
-    let (name, text) = read_text(path)?;
-    let sig = signer
-        .sign(&text, enc)
-        .map_err(|e| CliError::Failed(format!("{name}: {e}")))?;
-    let name_json = serde_json::to_string(&name).unwrap_or_default();
-    let extra = format!(",\"bytes\":{}", text.len());
+    let limits = Limits::new(a.max_bytes);
+    let mut streams = [signer.stream(limits.held)];
+    let read = read_into(path, limits, &mut streams)?;
+    let [stream] = streams;
+    let sig = stream
+        .finish()
+        .map_err(|e| read.finish_error(e))?
+        .to_text(enc);
+    let name_json = serde_json::to_string(&read.name).unwrap_or_default();
+    let extra = format!(",\"bytes\":{}", read.bytes);
     emit(out, a, k, &name_json, &extra, &sig)?;
     Ok(0)
 }

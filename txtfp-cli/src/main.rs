@@ -27,6 +27,7 @@ mod progress;
 mod sink;
 #[cfg(feature = "store")]
 mod store;
+mod stream;
 
 use std::io::Write;
 use std::process::ExitCode;
