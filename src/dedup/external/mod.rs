@@ -71,7 +71,9 @@ use std::time::Instant;
 
 #[cfg(feature = "corpus")]
 pub use corpus_source::{CorpusSource, MAX_LISTED_SKIPS, SkipLog};
-pub use report::{Decisions, ExternalCluster, ExternalDecision, ExternalReport, Ids, StageReport};
+pub use report::{
+    Decisions, DuplicateIds, ExternalCluster, ExternalDecision, ExternalReport, Ids, StageReport,
+};
 pub use source::{DocumentSource, SourceDoc, TextSource};
 
 use super::{DedupStats, MinHashDedup, MinHashScheme};
