@@ -111,7 +111,10 @@ pub fn run(a: &FingerprintArgs) -> CliResult {
         return Err(CliError::Usage("stdin (`-`) can be read only once".into()));
     }
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // Inputs (files) that could not be read or fingerprinted, and over the
+    // JSONL records: those printed and those skipped as bad.
     let mut failures = 0usize;
+    let mut tally = Tally::default();
     for path in files {
         let result = if a.jsonl {
             jsonl_file(path, a, &signer, enc, k, &mut out)
@@ -119,7 +122,13 @@ pub fn run(a: &FingerprintArgs) -> CliResult {
             text_file(path, a, &signer, enc, k, &mut out)
         };
         match result {
-            Ok(f) => failures += f,
+            Ok(t) => {
+                tally.printed += t.printed;
+                tally.bad += t.bad;
+                if tally.first_bad.is_none() {
+                    tally.first_bad = t.first_bad;
+                }
+            }
             Err(e @ CliError::Failed(_)) if !a.strict => {
                 eprintln!("txtfp: {e}");
                 failures += 1;
@@ -133,7 +142,19 @@ pub fn run(a: &FingerprintArgs) -> CliResult {
             "{failures} input(s) could not be fingerprinted (see above)"
         )));
     }
+    if tally.printed == 0 && tally.bad > 0 {
+        return Err(CliError::no_valid_record(tally.bad, tally.first_bad));
+    }
     Ok(())
+}
+
+/// JSONL records of one input: printed, and skipped as bad (the first one
+/// named).
+#[derive(Default)]
+struct Tally {
+    printed: u64,
+    bad: u64,
+    first_bad: Option<String>,
 }
 
 fn emit(
@@ -174,7 +195,7 @@ fn text_file(
     enc: TextEncoding,
     k: usize,
     out: &mut impl Write,
-) -> CliResult<usize> {
+) -> CliResult<Tally> {
     let limits = Limits::new(a.max_bytes);
     let mut streams = [signer.stream(limits.held)];
     let read = read_into(path, limits, &mut streams)?;
@@ -186,12 +207,12 @@ fn text_file(
     let name_json = serde_json::to_string(&read.name).unwrap_or_default();
     let extra = format!(",\"bytes\":{}", read.bytes);
     emit(out, a, k, &name_json, &extra, &sig)?;
-    Ok(0)
+    Ok(Tally::default())
 }
 
-/// One signature per record of a JSONL file; bad records are reported
-/// (with `--strict`, the first one stops the run). Returns the number of
-/// records that failed.
+/// One signature per record of a JSONL file; bad records (unreadable, or
+/// that cannot be fingerprinted) are reported and skipped (with `--strict`,
+/// the first one stops the run).
 fn jsonl_file(
     path: &Path,
     a: &FingerprintArgs,
@@ -199,7 +220,7 @@ fn jsonl_file(
     enc: TextEncoding,
     k: usize,
     out: &mut impl Write,
-) -> CliResult<usize> {
+) -> CliResult<Tally> {
     let cols = Columns {
         text: &a.text_column,
         id: &a.id_column,
@@ -216,18 +237,27 @@ fn jsonl_file(
     }
     let sigs: Vec<txtfp::Result<String>> =
         docs.par_iter().map(|d| signer.sign(&d.text, enc)).collect();
-    let mut failed = skipped.len();
+    let mut tally = Tally {
+        printed: 0,
+        bad: skipped.len() as u64,
+        first_bad: skipped.first().map(ToString::to_string),
+    };
     for (d, sig) in docs.iter().zip(sigs) {
         match sig {
-            Ok(sig) => emit(out, a, k, &d.id, "", &sig)?,
+            Ok(sig) => {
+                emit(out, a, k, &d.id, "", &sig)?;
+                tally.printed += 1;
+            }
             Err(e) if a.strict => {
                 return Err(CliError::Failed(format!("{name}: id {}: {e}", d.id)));
             }
             Err(e) => {
-                eprintln!("txtfp: {name}: id {}: {e}", d.id);
-                failed += 1;
+                let msg = format!("{name}: id {}: {e}", d.id);
+                eprintln!("txtfp: {msg}");
+                tally.bad += 1;
+                tally.first_bad.get_or_insert(msg);
             }
         }
     }
-    Ok(failed)
+    Ok(tally)
 }

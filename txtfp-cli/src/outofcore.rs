@@ -20,6 +20,7 @@ use txtfp::dedup::external::{CorpusSource, ExternalOptions, ExternalReport, Skip
 
 use crate::args::{DedupArgs, OutputCompression};
 use crate::error::{CliError, CliResult};
+use crate::input::{DUPLICATE_EXAMPLES, DuplicateIds};
 use crate::progress::Progress;
 
 /// Input (as stored) above which a single file is deduplicated out of core.
@@ -94,19 +95,30 @@ pub fn run(
     // A resumed run may not have read the corpus: the first pass's log is
     // in the work directory.
     let skips = SkipLog::load(&skip_log).unwrap_or_else(|_| source.skips());
+    warn_skipped(&skips);
     if report.stats.documents == 0 && skips.count > 0 {
         progress.finish();
-        return Err(CliError::Failed(format!(
-            "no readable record in the input ({} bad records; the first: {})",
+        return Err(CliError::no_valid_record(
             skips.count,
             skips
                 .listed
                 .first()
-                .map(|(place, reason)| format!("{place}: {reason}"))
-                .unwrap_or_default()
-        )));
+                .map(|(place, reason)| format!("{place}: {reason}")),
+        ));
     }
-    warn_skipped(&skips);
+    // Ids are checked in the work directory, within the run's budget.
+    let found = report
+        .duplicate_ids(
+            a.memory.unwrap_or(txtfp::dedup::external::DEFAULT_MEMORY),
+            DUPLICATE_EXAMPLES,
+        )
+        .map_err(CliError::from)?;
+    let duplicates = DuplicateIds {
+        count: found.count,
+        examples: found.examples,
+    };
+    let inputs: Vec<String> = a.inputs.iter().map(|p| p.display().to_string()).collect();
+    duplicates.warn(&inputs.join(", "));
 
     progress.stage("write", 0, corpus.total_bytes());
     let write_start = Instant::now();
@@ -142,6 +154,7 @@ pub fn run(
         &corpus,
         &report,
         &skips,
+        &duplicates,
         method,
         &work_dir,
         written,
@@ -390,6 +403,7 @@ fn report_json(
     corpus: &Corpus,
     report: &ExternalReport,
     skips: &SkipLog,
+    duplicates: &DuplicateIds,
     method: serde_json::Value,
     work_dir: &Path,
     written: Written,
@@ -437,6 +451,8 @@ fn report_json(
         "compared_pairs": st.compared_pairs,
         "verified_pairs": st.verified_pairs,
         "skipped": skips.count,
+        "duplicate_ids": duplicates.count,
+        "duplicate_id_examples": duplicates.examples_json(),
         "skipped_records": skips.listed.iter().map(|(place, reason)| serde_json::json!({ "place": place, "reason": reason })).collect::<Vec<_>>(),
         "written_records": written.records,
         "written_bytes": written.bytes,
