@@ -167,6 +167,19 @@ impl ExternalOptions {
     }
 }
 
+/// Names the stage an I/O error happened in (its kind is kept, so a full
+/// disk stays `StorageFull`): the message then tells which work the
+/// resumed run will redo.
+fn in_stage(stage: &str, e: crate::Error) -> crate::Error {
+    match e {
+        crate::Error::Io(io) => crate::Error::Io(std::io::Error::new(
+            io.kind(),
+            format!("{stage} stage: {io}"),
+        )),
+        other => other,
+    }
+}
+
 impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
     /// [`run_texts`](Self::run_texts) for a corpus read from `source`
     /// through a work directory, in the memory `options` allow: the same
@@ -259,11 +272,13 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             self.empty_documents(),
             source,
             options,
-        )?;
+        )
+        .map_err(|e| in_stage(sketch::STAGE, e))?;
         timed("sketch", resumed, start, &work);
 
         let start = Instant::now();
-        let (pr, resumed) = pairs::run(&work, &sk, banding.bands, options)?;
+        let (pr, resumed) = pairs::run(&work, &sk, banding.bands, options)
+            .map_err(|e| in_stage(pairs::STAGE, e))?;
         timed("pairs", resumed, start, &work);
 
         let start = Instant::now();
@@ -273,11 +288,13 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             source,
             options,
         };
-        let (vr, resumed) = verify::run(&work, &sk, &pr, &ctx)?;
+        let (vr, resumed) =
+            verify::run(&work, &sk, &pr, &ctx).map_err(|e| in_stage(verify::STAGE, e))?;
         timed("verify", resumed, start, &work);
 
         let start = Instant::now();
-        let (cr, resumed) = cluster::run(&work, &sk, &pr, &vr, options)?;
+        let (cr, resumed) =
+            cluster::run(&work, &sk, &pr, &vr, options).map_err(|e| in_stage(cluster::STAGE, e))?;
         timed("cluster", resumed, start, &work);
 
         let empty_dropped = if self.empty_documents() == super::EmptyDocuments::Drop {
