@@ -91,7 +91,10 @@ pub fn run(
         options = options.with_memory(m);
     }
     let report = dedup.run_external(&source, &options);
-    let report = report.map_err(CliError::from)?;
+    let report = report.map_err(|e| match e {
+        txtfp::Error::Io(_) => resumable(CliError::from(e), None, &work_dir),
+        other => CliError::from(other),
+    })?;
     // A resumed run may not have read the corpus: the first pass's log is
     // in the work directory.
     let skips = SkipLog::load(&skip_log).unwrap_or_else(|_| source.skips());
@@ -112,7 +115,7 @@ pub fn run(
             a.memory.unwrap_or(txtfp::dedup::external::DEFAULT_MEMORY),
             DUPLICATE_EXAMPLES,
         )
-        .map_err(CliError::from)?;
+        .map_err(|e| resumable(CliError::from(e), Some("id check"), &work_dir))?;
     let duplicates = DuplicateIds {
         count: found.count,
         examples: found.examples,
@@ -134,7 +137,8 @@ pub fn run(
         &out_dir,
         compression,
         &progress,
-    )?;
+    )
+    .map_err(|e| resumable(e, Some("write"), &work_dir))?;
     let clusters_path = a
         .clusters
         .clone()
@@ -144,7 +148,8 @@ pub fn run(
         &report,
         clusters_path.as_deref(),
         duplicates_path.as_deref(),
-    )?;
+    )
+    .map_err(|e| resumable(e, Some("write"), &work_dir))?;
     let write_seconds = write_start.elapsed().as_secs_f64();
     progress.finish();
 
@@ -169,7 +174,13 @@ pub fn run(
         let mut text = serde_json::to_vec_pretty(&json)
             .map_err(|e| CliError::Failed(format!("report: {e}")))?;
         text.push(b'\n');
-        std::fs::write(p, text).map_err(|e| CliError::write(&p.display().to_string(), e))?;
+        std::fs::write(p, text).map_err(|e| {
+            resumable(
+                CliError::write(&p.display().to_string(), e),
+                Some("write"),
+                &work_dir,
+            )
+        })?;
     }
     if !a.keep_work {
         std::fs::remove_dir_all(&work_dir)
@@ -209,6 +220,22 @@ pub fn run(
         eprintln!("  kept records in {}", out_dir.display());
     }
     Ok(())
+}
+
+/// A run stopped by a failing read or write (a full disk, a file size
+/// limit) after its work directory was set up: the message names the stage
+/// when the library did not, and says that the same command resumes after
+/// the stages already finished.
+fn resumable(e: CliError, stage: Option<&str>, work_dir: &Path) -> CliError {
+    match e {
+        CliError::Failed(m) => CliError::Failed(format!(
+            "{}{m}\ntxtfp: {}: the finished stages are kept there; free space (or remove the \
+             cause) and run the same command again to resume",
+            stage.map(|s| format!("{s} stage: ")).unwrap_or_default(),
+            work_dir.display()
+        )),
+        other => other,
+    }
 }
 
 fn warn_skipped(skips: &SkipLog) {
