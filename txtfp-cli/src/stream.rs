@@ -61,6 +61,9 @@ impl Limits {
 pub type Shingles = ShingleTokenizer<WordTokenizer>;
 
 /// A streaming fingerprinter of one of the signature kinds the CLI prints.
+// At most four live at once, one per measure: boxing the larger states
+// would save nothing worth an allocation.
+#[allow(clippy::large_enum_variant)]
 pub enum Stream {
     MinHash(MinHashStreaming<Shingles, 128>),
     FastMinHash(FastMinHashStreaming<Shingles, 128>),
