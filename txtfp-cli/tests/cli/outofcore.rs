@@ -252,7 +252,10 @@ fn a_full_disk_stops_the_run_resumably() {
             "{blocks}: {err}"
         );
         assert!(first.contains("os error 27"), "{blocks}: {err}");
-        assert!(err.contains("run the same command again to resume"), "{err}");
+        assert!(
+            err.contains("run the same command again to resume"),
+            "{err}"
+        );
         let again = run(&o, &w, None);
         assert_eq!(code(&again), 0, "{blocks}: {}", stderr(&again));
         assert_eq!(outputs(&o), outputs(&reference), "{blocks}");
