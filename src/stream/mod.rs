@@ -51,7 +51,10 @@
 //!   tokenizes, as offline.
 
 // Without a sketch feature nothing drives the engine.
-#![cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
+#![cfg_attr(
+    not(any(feature = "minhash", feature = "simhash", feature = "tlsh")),
+    allow(dead_code)
+)]
 
 mod engine;
 mod online;
@@ -62,12 +65,15 @@ mod utf8;
 #[cfg(test)]
 mod tests;
 
-#[cfg(any(feature = "minhash", feature = "simhash"))]
+#[cfg(any(feature = "minhash", feature = "simhash", feature = "tlsh"))]
 pub(crate) use online::Online;
-#[cfg(all(feature = "std", any(feature = "minhash", feature = "simhash")))]
+#[cfg(all(
+    feature = "std",
+    any(feature = "minhash", feature = "simhash", feature = "tlsh")
+))]
 pub(crate) use online::io_error;
 
 /// Default cap of both streaming fingerprinters: 16 MiB (the value of
 /// `minhash::DEFAULT_MAX_BUFFER_BYTES`; SimHash's is private, as in 0.3.2).
-#[cfg_attr(not(feature = "simhash"), allow(dead_code))]
+#[cfg_attr(not(any(feature = "simhash", feature = "tlsh")), allow(dead_code))]
 pub(crate) const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;

@@ -114,6 +114,12 @@ pub struct FingerprintArgs {
     /// With `--jsonl`: stop at the first bad record instead of skipping it.
     #[arg(long)]
     pub strict: bool,
+    /// Refuse an input longer than SIZE (`64MiB`, `2G`, bytes). Files are
+    /// read in bounded memory whatever their length; text without ASCII
+    /// whitespace followed by ASCII is held in memory, up to SIZE (default
+    /// 256 MiB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_bytes: Option<usize>,
     #[command(flatten)]
     pub tokens: TokenArgs,
 }
@@ -128,6 +134,12 @@ pub struct CompareArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Refuse an input longer than SIZE (`64MiB`, `2G`, bytes). Files are
+    /// read in bounded memory whatever their length; text without ASCII
+    /// whitespace followed by ASCII is held in memory, up to SIZE (default
+    /// 256 MiB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_bytes: Option<usize>,
     #[command(flatten)]
     pub tokens: TokenArgs,
 }

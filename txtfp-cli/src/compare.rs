@@ -5,7 +5,7 @@ use std::io::Write;
 
 use txtfp::classical::minhash::FastMinHashFingerprinter;
 use txtfp::{
-    Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
+    Canonicalizer, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
     TLSH_MIN_INPUT_BYTES, TlshFingerprinter, WordTokenizer, cosine_estimate, hamming, jaccard,
     tlsh_distance,
 };
@@ -13,7 +13,8 @@ use txtfp::{
 use crate::args::CompareArgs;
 use crate::dedup::check_k;
 use crate::error::{CliError, CliResult};
-use crate::input::read_text;
+use crate::fingerprint::Signer;
+use crate::stream::{Limits, Signature, Stream, read_into};
 
 /// Runs `txtfp compare`.
 pub fn run(a: &CompareArgs) -> CliResult {
@@ -25,35 +26,54 @@ pub fn run(a: &CompareArgs) -> CliResult {
     let k_min = a.tokens.k_for(true);
     let k_sim = a.tokens.k_for(false);
     check_k(k_min)?;
-    let (name_a, text_a) = load(&a.a)?;
-    let (name_b, text_b) = load(&a.b)?;
     let canon = Canonicalizer::default();
     let shingles = |k| ShingleTokenizer {
         k,
         inner: WordTokenizer,
     };
+    let signers = [
+        Signer::MinHash(MinHashFingerprinter::new(canon.clone(), shingles(k_min))),
+        Signer::FastMinHash(FastMinHashFingerprinter::new(
+            canon.clone(),
+            shingles(k_min),
+        )),
+        if k_sim == 1 {
+            Signer::SimHashWords(SimHashFingerprinter::new(canon.clone(), WordTokenizer))
+        } else {
+            Signer::SimHashShingles(SimHashFingerprinter::new(canon.clone(), shingles(k_sim)))
+        },
+        Signer::Tlsh(TlshFingerprinter::new(canon)),
+    ];
+    let limits = Limits::new(a.max_bytes);
+    let (name_a, bytes_a, sigs_a) = load(&a.a, &signers, limits)?;
+    let (name_b, bytes_b, sigs_b) = load(&a.b, &signers, limits)?;
+    let [mh_a, fast_a, sim_a, tlsh_a] = sigs_a;
+    let [mh_b, fast_b, sim_b, tlsh_b] = sigs_b;
 
-    let mh = MinHashFingerprinter::<_, 128>::new(canon.clone(), shingles(k_min));
-    let minhash = both(&text_a, &text_b, |t| mh.fingerprint(t)).map(|(x, y)| jaccard(&x, &y));
-    let fast = FastMinHashFingerprinter::<_, 128>::new(canon.clone(), shingles(k_min));
-    let minhash_fast = both(&text_a, &text_b, |t| fast.fingerprint(t)).map(|(x, y)| x.jaccard(&y));
-
-    let simhash = if k_sim == 1 {
-        let f = SimHashFingerprinter::new(canon.clone(), WordTokenizer);
-        both(&text_a, &text_b, |t| f.fingerprint(t))
-    } else {
-        let f = SimHashFingerprinter::new(canon.clone(), shingles(k_sim));
-        both(&text_a, &text_b, |t| f.fingerprint(t))
-    }
-    .map(|(x, y)| (hamming(x, y), cosine_estimate(x, y)));
-
-    let tl = TlshFingerprinter::new(canon);
-    let tlsh = both(&text_a, &text_b, |t| tl.fingerprint(t))
-        .and_then(|(x, y)| tlsh_distance(&x, &y).map_err(|e| e.to_string()));
+    let minhash = both(mh_a, mh_b).and_then(|pair| match pair {
+        (Signature::MinHash(x), Signature::MinHash(y)) => Ok(jaccard(&x, &y)),
+        _ => Err(MISMATCH.into()),
+    });
+    let minhash_fast = both(fast_a, fast_b).and_then(|pair| match pair {
+        (Signature::FastMinHash(x), Signature::FastMinHash(y)) => Ok(x.jaccard(&y)),
+        _ => Err(MISMATCH.into()),
+    });
+    let simhash = both(sim_a, sim_b).and_then(|pair| match pair {
+        (Signature::SimHash(x), Signature::SimHash(y)) => {
+            Ok((hamming(x, y), cosine_estimate(x, y)))
+        }
+        _ => Err(MISMATCH.into()),
+    });
+    let tlsh = both(tlsh_a, tlsh_b).and_then(|pair| match pair {
+        (Signature::Tlsh(x), Signature::Tlsh(y)) => {
+            tlsh_distance(&x, &y).map_err(|e| e.to_string())
+        }
+        _ => Err(MISMATCH.into()),
+    });
 
     let report = Report {
-        a: (&name_a, text_a.len()),
-        b: (&name_b, text_b.len()),
+        a: (&name_a, bytes_a),
+        b: (&name_b, bytes_b),
         k_min,
         k_sim,
         minhash,
@@ -70,14 +90,40 @@ pub fn run(a: &CompareArgs) -> CliResult {
     r.map_err(|e| CliError::write("<stdout>", e))
 }
 
-fn load(path: &std::path::Path) -> CliResult<(String, String)> {
-    read_text(path)
+/// Never shown: each measure's two signatures are of its own kind.
+const MISMATCH: &str = "signatures of different kinds";
+
+/// One input read once, in chunks, into the streams of all four measures.
+/// A read error, invalid UTF-8 or a limit ends the command; a measure that
+/// cannot be computed (no token, too short for TLSH) is that measure's
+/// error.
+type Measures = [Result<Signature, txtfp::Error>; 4];
+
+fn load(
+    path: &std::path::Path,
+    signers: &[Signer; 4],
+    limits: Limits,
+) -> CliResult<(String, u64, Measures)> {
+    let mut streams = signers.each_ref().map(|s| s.stream(limits.held));
+    let read = read_into(path, limits, &mut streams)?;
+    let sigs = streams.map(Stream::finish);
+    if sigs.iter().any(|r| r.as_ref().is_err_and(is_trailing_utf8)) {
+        return Err(read.trailing_utf8_error());
+    }
+    Ok((read.name, read.bytes, sigs))
 }
 
-/// Fingerprints both texts; the error says which side failed and why.
-fn both<S>(a: &str, b: &str, f: impl Fn(&str) -> txtfp::Result<S>) -> Result<(S, S), String> {
-    let x = f(a).map_err(|e| format!("A: {}", reason(&e)))?;
-    let y = f(b).map_err(|e| format!("B: {}", reason(&e)))?;
+fn is_trailing_utf8(e: &txtfp::Error) -> bool {
+    matches!(e, txtfp::Error::InvalidInput(m) if m == crate::stream::TRAILING_UTF8)
+}
+
+/// Both sides' signatures; the error says which side failed and why.
+fn both(
+    a: Result<Signature, txtfp::Error>,
+    b: Result<Signature, txtfp::Error>,
+) -> Result<(Signature, Signature), String> {
+    let x = a.map_err(|e| format!("A: {}", reason(&e)))?;
+    let y = b.map_err(|e| format!("B: {}", reason(&e)))?;
     Ok((x, y))
 }
 
@@ -89,8 +135,8 @@ fn reason(e: &txtfp::Error) -> String {
 }
 
 struct Report<'a> {
-    a: (&'a str, usize),
-    b: (&'a str, usize),
+    a: (&'a str, u64),
+    b: (&'a str, u64),
     k_min: usize,
     k_sim: usize,
     minhash: Result<f32, String>,

@@ -12,7 +12,7 @@ use txtfp::{
 
 use crate::args::{DedupAlgo, DedupArgs, Empty};
 use crate::error::{CliError, CliResult};
-use crate::input::{Doc, Skip, Source, display_name};
+use crate::input::{Doc, DuplicateIds, Skip, Source, display_name};
 use crate::jsonl::Columns;
 use crate::output::{self, Outputs};
 use crate::progress::{Progress, Tracked};
@@ -58,6 +58,14 @@ pub fn run(a: &DedupArgs) -> CliResult {
     mark("read");
     let (docs, skipped) = source.docs(cols, a.strict)?;
     warn_skipped(&skipped);
+    if docs.is_empty() && !skipped.is_empty() {
+        return Err(CliError::no_valid_record(
+            skipped.len() as u64,
+            skipped.first().map(ToString::to_string),
+        ));
+    }
+    let duplicate_ids = DuplicateIds::find(docs.iter().map(|d| d.id.as_ref()));
+    duplicate_ids.warn(&display_name(input));
     mark("parse");
 
     let total: u64 = docs.iter().map(|d| d.bytes).sum();
@@ -92,6 +100,7 @@ pub fn run(a: &DedupArgs) -> CliResult {
         seconds: elapsed,
         threads: rayon::current_num_threads(),
         skipped: &skipped,
+        duplicate_ids: &duplicate_ids,
         timings: &timings,
         global,
     };

@@ -1,4 +1,8 @@
 //! The CLI's error: a message for stderr and the exit code it maps to.
+//!
+//! One table for every subcommand (USAGE.md, "Exit codes"): 0 success,
+//! bad records skipped and counted included; 1 a runtime error, or an input
+//! whose every record was bad; 2 a usage error.
 
 use std::fmt;
 
@@ -31,6 +35,15 @@ impl CliError {
         } else {
             CliError::Failed(format!("{what}: cannot write: {e}"))
         }
+    }
+
+    /// Every record of the input was bad (exit code 1: nothing came out of
+    /// the run). `first` is the first bad record and why.
+    pub fn no_valid_record(bad: u64, first: Option<String>) -> Self {
+        CliError::Failed(format!(
+            "no readable record in the input ({bad} bad records; the first: {})",
+            first.unwrap_or_default()
+        ))
     }
 
     /// An I/O error while reading `what`.

@@ -4,18 +4,19 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use txtfp::classical::minhash::FastMinHashFingerprinter;
+use txtfp::classical::minhash::{FastMinHashFingerprinter, FastMinHashStreaming};
 use txtfp::classical::{TextEncoding, TextForm};
 use txtfp::{
-    Canonicalizer, Fingerprinter, MinHashFingerprinter, ShingleTokenizer, SimHashFingerprinter,
-    TlshFingerprinter, WordTokenizer,
+    Canonicalizer, Fingerprinter, MinHashFingerprinter, MinHashStreaming, ShingleTokenizer,
+    SimHashFingerprinter, SimHashStreaming, TlshFingerprinter, WordTokenizer,
 };
 
 use crate::args::{Algo, FingerprintArgs, Format};
 use crate::dedup::check_k;
 use crate::error::{CliError, CliResult};
-use crate::input::{Source, display_name, read_all, read_text};
+use crate::input::{Source, display_name, read_all};
 use crate::jsonl::Columns;
+use crate::stream::{Limits, Stream, read_into};
 
 /// A configured fingerprinter that returns signatures as text.
 pub enum Signer {
@@ -46,6 +47,26 @@ impl Signer {
             Algo::Simhash => Signer::SimHashShingles(SimHashFingerprinter::new(canon, shingles)),
             Algo::Tlsh => Signer::Tlsh(TlshFingerprinter::new(canon)),
         })
+    }
+
+    /// A stream computing the same signature, holding at most `held` bytes
+    /// of text without a split point.
+    pub fn stream(&self, held: usize) -> Stream {
+        match self {
+            Signer::MinHash(f) => {
+                Stream::MinHash(MinHashStreaming::new(f.clone()).with_max_bytes(held))
+            }
+            Signer::FastMinHash(f) => {
+                Stream::FastMinHash(FastMinHashStreaming::new(f.clone()).with_max_bytes(held))
+            }
+            Signer::SimHashWords(f) => {
+                Stream::SimHashWords(SimHashStreaming::new(f.clone()).with_max_bytes(held))
+            }
+            Signer::SimHashShingles(f) => {
+                Stream::SimHashShingles(SimHashStreaming::new(f.clone()).with_max_bytes(held))
+            }
+            Signer::Tlsh(f) => Stream::Tlsh(f.streaming().with_max_bytes(held)),
+        }
     }
 
     /// The signature of `text` in `enc` (TLSH: always its `T1` hex digest).
@@ -90,7 +111,10 @@ pub fn run(a: &FingerprintArgs) -> CliResult {
         return Err(CliError::Usage("stdin (`-`) can be read only once".into()));
     }
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // Inputs (files) that could not be read or fingerprinted, and over the
+    // JSONL records: those printed and those skipped as bad.
     let mut failures = 0usize;
+    let mut tally = Tally::default();
     for path in files {
         let result = if a.jsonl {
             jsonl_file(path, a, &signer, enc, k, &mut out)
@@ -98,7 +122,13 @@ pub fn run(a: &FingerprintArgs) -> CliResult {
             text_file(path, a, &signer, enc, k, &mut out)
         };
         match result {
-            Ok(f) => failures += f,
+            Ok(t) => {
+                tally.printed += t.printed;
+                tally.bad += t.bad;
+                if tally.first_bad.is_none() {
+                    tally.first_bad = t.first_bad;
+                }
+            }
             Err(e @ CliError::Failed(_)) if !a.strict => {
                 eprintln!("txtfp: {e}");
                 failures += 1;
@@ -112,7 +142,19 @@ pub fn run(a: &FingerprintArgs) -> CliResult {
             "{failures} input(s) could not be fingerprinted (see above)"
         )));
     }
+    if tally.printed == 0 && tally.bad > 0 {
+        return Err(CliError::no_valid_record(tally.bad, tally.first_bad));
+    }
     Ok(())
+}
+
+/// JSONL records of one input: printed, and skipped as bad (the first one
+/// named).
+#[derive(Default)]
+struct Tally {
+    printed: u64,
+    bad: u64,
+    first_bad: Option<String>,
 }
 
 fn emit(
@@ -144,7 +186,8 @@ fn emit(
     r.map_err(|e| CliError::write("<stdout>", e))
 }
 
-/// One file (or stdin) as one document.
+/// One file (or stdin) as one document, read in chunks into the streaming
+/// form of `signer`.
 fn text_file(
     path: &Path,
     a: &FingerprintArgs,
@@ -152,20 +195,24 @@ fn text_file(
     enc: TextEncoding,
     k: usize,
     out: &mut impl Write,
-) -> CliResult<usize> {
-    let (name, text) = read_text(path)?;
-    let sig = signer
-        .sign(&text, enc)
-        .map_err(|e| CliError::Failed(format!("{name}: {e}")))?;
-    let name_json = serde_json::to_string(&name).unwrap_or_default();
-    let extra = format!(",\"bytes\":{}", text.len());
+) -> CliResult<Tally> {
+    let limits = Limits::new(a.max_bytes);
+    let mut streams = [signer.stream(limits.held)];
+    let read = read_into(path, limits, &mut streams)?;
+    let [stream] = streams;
+    let sig = stream
+        .finish()
+        .map_err(|e| read.finish_error(e))?
+        .to_text(enc);
+    let name_json = serde_json::to_string(&read.name).unwrap_or_default();
+    let extra = format!(",\"bytes\":{}", read.bytes);
     emit(out, a, k, &name_json, &extra, &sig)?;
-    Ok(0)
+    Ok(Tally::default())
 }
 
-/// One signature per record of a JSONL file; bad records are reported
-/// (with `--strict`, the first one stops the run). Returns the number of
-/// records that failed.
+/// One signature per record of a JSONL file; bad records (unreadable, or
+/// that cannot be fingerprinted) are reported and skipped (with `--strict`,
+/// the first one stops the run).
 fn jsonl_file(
     path: &Path,
     a: &FingerprintArgs,
@@ -173,7 +220,7 @@ fn jsonl_file(
     enc: TextEncoding,
     k: usize,
     out: &mut impl Write,
-) -> CliResult<usize> {
+) -> CliResult<Tally> {
     let cols = Columns {
         text: &a.text_column,
         id: &a.id_column,
@@ -190,18 +237,27 @@ fn jsonl_file(
     }
     let sigs: Vec<txtfp::Result<String>> =
         docs.par_iter().map(|d| signer.sign(&d.text, enc)).collect();
-    let mut failed = skipped.len();
+    let mut tally = Tally {
+        printed: 0,
+        bad: skipped.len() as u64,
+        first_bad: skipped.first().map(ToString::to_string),
+    };
     for (d, sig) in docs.iter().zip(sigs) {
         match sig {
-            Ok(sig) => emit(out, a, k, &d.id, "", &sig)?,
+            Ok(sig) => {
+                emit(out, a, k, &d.id, "", &sig)?;
+                tally.printed += 1;
+            }
             Err(e) if a.strict => {
                 return Err(CliError::Failed(format!("{name}: id {}: {e}", d.id)));
             }
             Err(e) => {
-                eprintln!("txtfp: {name}: id {}: {e}", d.id);
-                failed += 1;
+                let msg = format!("{name}: id {}: {e}", d.id);
+                eprintln!("txtfp: {msg}");
+                tally.bad += 1;
+                tally.first_bad.get_or_insert(msg);
             }
         }
     }
-    Ok(failed)
+    Ok(tally)
 }

@@ -137,6 +137,71 @@ pub fn plain_id(json: &str) -> String {
     serde_json::from_str::<String>(json).unwrap_or_else(|_| json.to_string())
 }
 
+/// Ids named in the duplicate-id warning and listed in the report.
+pub const DUPLICATE_EXAMPLES: usize = 5;
+
+/// Records whose id an earlier record of the input already carries: their
+/// number, and the first few such ids (as JSON text) in input order.
+#[derive(Debug, Default, PartialEq)]
+pub struct DuplicateIds {
+    /// Records repeating an earlier record's id.
+    pub count: u64,
+    /// Up to [`DUPLICATE_EXAMPLES`] distinct repeated ids.
+    pub examples: Vec<String>,
+}
+
+impl DuplicateIds {
+    /// Finds the repeated ids among `ids`, in input order.
+    pub fn find<'a>(ids: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut seen = std::collections::HashSet::new();
+        let mut found = DuplicateIds::default();
+        for id in ids {
+            if !seen.insert(id) {
+                found.note(id);
+            }
+        }
+        found
+    }
+
+    /// Counts one more record repeating `id`.
+    pub fn note(&mut self, id: &str) {
+        self.count += 1;
+        if self.examples.len() < DUPLICATE_EXAMPLES && !self.examples.iter().any(|e| e == id) {
+            self.examples.push(id.to_string());
+        }
+    }
+
+    /// One warning on stderr when there are any: outputs and reports name
+    /// records by id, so repeated ones are ambiguous there.
+    pub fn warn(&self, input: &str) {
+        if self.count == 0 {
+            return;
+        }
+        // A full list may not be all of them.
+        let more = if self.examples.len() >= DUPLICATE_EXAMPLES {
+            ", ..."
+        } else {
+            ""
+        };
+        eprintln!(
+            "txtfp: warning: {input}: {} records repeat the id of an earlier record ({}{more}); \
+             outputs name records by id",
+            self.count,
+            self.examples.join(", ")
+        );
+    }
+
+    /// The ids as JSON values, for reports.
+    pub fn examples_json(&self) -> Vec<serde_json::Value> {
+        self.examples
+            .iter()
+            .map(|e| {
+                serde_json::from_str(e).unwrap_or_else(|_| serde_json::Value::from(e.as_str()))
+            })
+            .collect()
+    }
+}
+
 /// Files at least this large are read by all threads at once.
 const PARALLEL_READ: u64 = 16 << 20;
 

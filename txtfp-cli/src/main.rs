@@ -6,9 +6,11 @@
 //! txtfp dedup corpus.jsonl --output out/     # kept.jsonl, clusters.jsonl, report.json
 //! ```
 //!
-//! Exit codes: 0 success (bad records skipped and counted are still a
-//! success), 1 an error (unreadable input, a bad record under `--strict`, a
-//! failed write), 2 a usage error (unknown option, bad value).
+//! Exit codes (one table for every subcommand, USAGE.md "Exit codes"): 0
+//! success (bad records skipped and counted are still a success), 1 an
+//! error (unreadable input, a bad record under `--strict`, a failed write,
+//! an input without one valid record), 2 a usage error (unknown option, bad
+//! value).
 
 mod args;
 mod compare;
@@ -28,6 +30,7 @@ mod progress;
 mod sink;
 #[cfg(feature = "store")]
 mod store;
+mod stream;
 
 use std::io::Write;
 use std::process::ExitCode;

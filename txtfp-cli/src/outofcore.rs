@@ -20,6 +20,7 @@ use txtfp::dedup::external::{CorpusSource, DedupIndex, ExternalOptions, External
 
 use crate::args::{DedupArgs, OutputCompression};
 use crate::error::{CliError, CliResult};
+use crate::input::{DUPLICATE_EXAMPLES, DuplicateIds};
 use crate::progress::Progress;
 
 /// Input (as stored) above which a single file is deduplicated out of core.
@@ -104,23 +105,37 @@ pub fn run(
         options = options.against(index).update_index(a.update_index);
     }
     let report = dedup.run_external(&source, &options);
-    let report = report.map_err(CliError::from)?;
+    let report = report.map_err(|e| match e {
+        txtfp::Error::Io(_) => resumable(CliError::from(e), None, &work_dir),
+        other => CliError::from(other),
+    })?;
     // A resumed run may not have read the corpus: the first pass's log is
     // in the work directory.
     let skips = SkipLog::load(&skip_log).unwrap_or_else(|_| source.skips());
+    warn_skipped(&skips);
     if report.stats.documents == 0 && skips.count > 0 {
         progress.finish();
-        return Err(CliError::Failed(format!(
-            "no readable record in the input ({} bad records; the first: {})",
+        return Err(CliError::no_valid_record(
             skips.count,
             skips
                 .listed
                 .first()
-                .map(|(place, reason)| format!("{place}: {reason}"))
-                .unwrap_or_default()
-        )));
+                .map(|(place, reason)| format!("{place}: {reason}")),
+        ));
     }
-    warn_skipped(&skips);
+    // Ids are checked in the work directory, within the run's budget.
+    let found = report
+        .duplicate_ids(
+            a.memory.unwrap_or(txtfp::dedup::external::DEFAULT_MEMORY),
+            DUPLICATE_EXAMPLES,
+        )
+        .map_err(|e| resumable(CliError::from(e), Some("id check"), &work_dir))?;
+    let duplicates = DuplicateIds {
+        count: found.count,
+        examples: found.examples,
+    };
+    let inputs: Vec<String> = a.inputs.iter().map(|p| p.display().to_string()).collect();
+    duplicates.warn(&inputs.join(", "));
 
     let index = match &a.against {
         Some(dir) => Some(DedupIndex::open(dir)?),
@@ -136,7 +151,8 @@ pub fn run(
             index.as_ref(),
             out_dir,
             &progress,
-        )?,
+        )
+        .map_err(|e| resumable(e, Some("write"), &work_dir))?,
         None => Written::default(),
     };
     let write_seconds = write_start.elapsed().as_secs_f64();
@@ -148,6 +164,7 @@ pub fn run(
         &corpus,
         &report,
         &skips,
+        &duplicates,
         method,
         &work_dir,
         index.as_ref(),
@@ -163,7 +180,13 @@ pub fn run(
         let mut text = serde_json::to_vec_pretty(&json)
             .map_err(|e| CliError::Failed(format!("report: {e}")))?;
         text.push(b'\n');
-        std::fs::write(p, text).map_err(|e| CliError::write(&p.display().to_string(), e))?;
+        std::fs::write(p, text).map_err(|e| {
+            resumable(
+                CliError::write(&p.display().to_string(), e),
+                Some("write"),
+                &work_dir,
+            )
+        })?;
     }
     if !a.keep_work {
         std::fs::remove_dir_all(&work_dir)
@@ -265,6 +288,22 @@ fn write_outputs(
         duplicates_path.as_deref(),
     )?;
     Ok(written)
+}
+
+/// A run stopped by a failing read or write (a full disk, a file size
+/// limit) after its work directory was set up: the message names the stage
+/// when the library did not, and says that the same command resumes after
+/// the stages already finished.
+fn resumable(e: CliError, stage: Option<&str>, work_dir: &Path) -> CliError {
+    match e {
+        CliError::Failed(m) => CliError::Failed(format!(
+            "{}{m}\ntxtfp: {}: the finished stages are kept there; free space (or remove the \
+             cause) and run the same command again to resume",
+            stage.map(|s| format!("{s} stage: ")).unwrap_or_default(),
+            work_dir.display()
+        )),
+        other => other,
+    }
 }
 
 fn warn_skipped(skips: &SkipLog) {
@@ -479,6 +518,7 @@ fn report_json(
     corpus: &Corpus,
     report: &ExternalReport,
     skips: &SkipLog,
+    duplicates: &DuplicateIds,
     method: serde_json::Value,
     work_dir: &Path,
     index: Option<&DedupIndex>,
@@ -527,6 +567,8 @@ fn report_json(
         "compared_pairs": st.compared_pairs,
         "verified_pairs": st.verified_pairs,
         "skipped": skips.count,
+        "duplicate_ids": duplicates.count,
+        "duplicate_id_examples": duplicates.examples_json(),
         "skipped_records": skips.listed.iter().map(|(place, reason)| serde_json::json!({ "place": place, "reason": reason })).collect::<Vec<_>>(),
         "written_records": written.records,
         "written_bytes": written.bytes,

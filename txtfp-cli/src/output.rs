@@ -9,7 +9,7 @@ use txtfp::dedup::Similarity;
 
 use crate::args::DedupArgs;
 use crate::error::{CliError, CliResult};
-use crate::input::{Doc, Record, Skip};
+use crate::input::{Doc, DuplicateIds, Record, Skip};
 use crate::sink::Sink;
 
 /// Bad records listed one by one in the report.
@@ -33,6 +33,8 @@ pub struct Summary<'a> {
     pub seconds: f64,
     pub threads: usize,
     pub skipped: &'a [Skip],
+    /// Records repeating an earlier record's id.
+    pub duplicate_ids: &'a DuplicateIds,
     /// Seconds per phase (read, parse, dedup, store, write).
     pub timings: &'a [(&'static str, f64)],
     /// The `global_store` section (`--store`).
@@ -258,6 +260,8 @@ fn report_json(report: &DedupReport, s: &Summary<'_>) -> serde_json::Value {
         "verified_pairs": st.verified_pairs,
         "skipped": s.skipped.len(),
         "skipped_records": listed,
+        "duplicate_ids": s.duplicate_ids.count,
+        "duplicate_id_examples": s.duplicate_ids.examples_json(),
         "seconds": (s.seconds * 1e3).round() / 1e3,
         "mb_per_s": (mb_per_s(s.bytes, s.seconds) * 10.0).round() / 10.0,
         "threads": s.threads,

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use txtfp::store::{Action, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
 
 use crate::error::{CliError, CliResult};
-use crate::input::{Source, display_name, plain_id, read_text};
+use crate::input::{DuplicateIds, Source, display_name, plain_id, read_text};
 use crate::jsonl::Columns;
 use crate::progress::Progress;
 use crate::sink::Sink;
@@ -127,6 +127,15 @@ fn ingest(a: &IngestArgs) -> CliResult {
     for s in &skipped {
         eprintln!("txtfp: skipped {s}");
     }
+    if docs.is_empty() && !skipped.is_empty() {
+        return Err(CliError::no_valid_record(
+            skipped.len() as u64,
+            skipped.first().map(ToString::to_string),
+        ));
+    }
+    // A repeated id replays the first one's decision instead of being
+    // ingested: worth a warning before the run.
+    DuplicateIds::find(docs.iter().map(|d| d.id.as_ref())).warn(&name);
     let mut out = match &a.decisions {
         Some(p) => Sink::file(p)?,
         None => Sink::stdout(),
@@ -135,6 +144,7 @@ fn ingest(a: &IngestArgs) -> CliResult {
     progress.phase("ingesting");
     let mut counts = [0usize; 6];
     let mut rejected = 0usize;
+    let mut first_rejected: Option<String> = None;
     // In input order, one at a time: a decision depends on every document
     // stored before it, so the order is part of the result.
     for d in &docs {
@@ -145,7 +155,9 @@ fn ingest(a: &IngestArgs) -> CliResult {
             Ok(decision) => decision,
             Err(e @ txtfp::Error::InvalidInput(_)) if !a.strict => {
                 progress.advance(d.bytes);
-                eprintln!("txtfp: {name}: id {}: rejected: {e}", d.id);
+                let msg = format!("{name}: id {}: rejected: {e}", d.id);
+                eprintln!("txtfp: {msg}");
+                first_rejected.get_or_insert(msg);
                 rejected += 1;
                 continue;
             }
@@ -163,6 +175,13 @@ fn ingest(a: &IngestArgs) -> CliResult {
     }
     progress.finish();
     out.close()?;
+    if counts.iter().sum::<usize>() == 0 && rejected + skipped.len() > 0 {
+        let first = skipped.first().map(ToString::to_string).or(first_rejected);
+        return Err(CliError::no_valid_record(
+            (rejected + skipped.len()) as u64,
+            first,
+        ));
+    }
     if !a.quiet {
         let names = [
             "accept",

@@ -1,6 +1,6 @@
 //! [`TlshFingerprinter`]: canonicalize, then digest the UTF-8 bytes.
 
-use super::{ALGORITHM_CONFIG, TlshFingerprint, TlshStreaming};
+use super::{ALGORITHM_CONFIG, TlshFingerprint, TlshStreaming, TlshTextStreaming};
 use crate::canonical::Canonicalizer;
 use crate::classical::{Fingerprinter, StreamingFingerprinter};
 use crate::{Error, Result};
@@ -81,6 +81,13 @@ impl TlshFingerprinter {
     /// equals [`Self::sketch_bytes`] of everything fed.
     pub fn streaming_bytes(&self) -> TlshStreaming {
         TlshStreaming::new()
+    }
+
+    /// A [`TlshTextStreaming`] with this canonicalizer: its digest equals
+    /// [`Fingerprinter::fingerprint`] of the text fed, which it never holds
+    /// whole.
+    pub fn streaming(&self) -> TlshTextStreaming {
+        TlshTextStreaming::new(self.canon.clone())
     }
 
     /// `XXH3_64(canonicalizer | "tlsh" | "tlsh-128-1")` (see

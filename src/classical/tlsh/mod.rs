@@ -7,8 +7,10 @@
 //!   digests raw bytes ([`TlshFingerprinter::sketch_bytes`]).
 //! * [`TlshStreaming`] digests raw bytes fed in chunks, in constant memory;
 //!   the digest equals `sketch_bytes` of the concatenation for every
-//!   chunking. It does **not** canonicalize (canonicalize the text yourself
-//!   first if you need `fingerprint`'s digest).
+//!   chunking. It does **not** canonicalize.
+//! * [`TlshTextStreaming`] ([`TlshFingerprinter::streaming`]) canonicalizes
+//!   text fed in chunks and digests it: `fingerprint`'s digest, in bounded
+//!   memory.
 //! * [`TlshFingerprint`] is a validated digest: `T1` + 70 hex digits,
 //!   stored in upper case.
 //!
@@ -49,6 +51,7 @@ pub(crate) mod histogram;
 mod serde_impl;
 mod streaming;
 pub(crate) mod tables;
+mod text_streaming;
 
 #[cfg(test)]
 mod tests;
@@ -58,6 +61,7 @@ use alloc::format;
 pub use fingerprint::{TLSH_HEX_LEN, TlshFingerprint};
 pub use fingerprinter::TlshFingerprinter;
 pub use streaming::TlshStreaming;
+pub use text_streaming::TlshTextStreaming;
 
 use crate::{Error, Result};
 

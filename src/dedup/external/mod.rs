@@ -74,7 +74,8 @@ use std::time::Instant;
 pub use corpus_source::{CorpusSource, MAX_LISTED_SKIPS, SkipLog};
 pub use index::{DedupIndex, IndexIds};
 pub use report::{
-    Decisions, ExternalCluster, ExternalDecision, ExternalReport, Ids, IndexedMatch, StageReport,
+    Decisions, DuplicateIds, ExternalCluster, ExternalDecision, ExternalReport, Ids, IndexedMatch,
+    StageReport,
 };
 pub use source::{DocumentSource, SourceDoc, TextSource};
 
@@ -216,6 +217,19 @@ impl ExternalOptions {
     }
 }
 
+/// Names the stage an I/O error happened in (its kind is kept, so a full
+/// disk stays `StorageFull`): the message then tells which work the
+/// resumed run will redo.
+fn in_stage(stage: &str, e: crate::Error) -> crate::Error {
+    match e {
+        crate::Error::Io(io) => crate::Error::Io(std::io::Error::new(
+            io.kind(),
+            format!("{stage} stage: {io}"),
+        )),
+        other => other,
+    }
+}
+
 impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
     /// [`run_texts`](Self::run_texts) for a corpus read from `source`
     /// through a work directory, in the memory `options` allow: the same
@@ -346,11 +360,13 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             self.empty_documents(),
             source,
             options,
-        )?;
+        )
+        .map_err(|e| in_stage(sketch::STAGE, e))?;
         timed("sketch", resumed, start, &work);
 
         let start = Instant::now();
-        let (pr, resumed) = pairs::run(&work, &sk, banding.bands, index.as_ref(), options)?;
+        let (pr, resumed) = pairs::run(&work, &sk, banding.bands, index.as_ref(), options)
+            .map_err(|e| in_stage(pairs::STAGE, e))?;
         timed("pairs", resumed, start, &work);
         if let Some(i) = &index {
             let meta = i.index.meta();
@@ -374,11 +390,13 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             options,
             index: index.as_ref(),
         };
-        let (vr, resumed) = verify::run(&work, &sk, &pr, &ctx)?;
+        let (vr, resumed) =
+            verify::run(&work, &sk, &pr, &ctx).map_err(|e| in_stage(verify::STAGE, e))?;
         timed("verify", resumed, start, &work);
 
         let start = Instant::now();
-        let (cr, resumed) = cluster::run(&work, &sk, &pr, &vr, index.is_some(), options)?;
+        let (cr, resumed) = cluster::run(&work, &sk, &pr, &vr, index.is_some(), options)
+            .map_err(|e| in_stage(cluster::STAGE, e))?;
         timed("cluster", resumed, start, &work);
 
         let mut index_added = 0;
@@ -401,7 +419,8 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
                             pairs_dir: &pr.dir,
                             verify_dir: &verify_dir,
                         },
-                    )?;
+                    )
+                    .map_err(|e| in_stage(INDEX_STAGE, e))?;
                     work.finish(INDEX_STAGE, &format!("added {index_added}\n"))?;
                     false
                 }

@@ -147,6 +147,33 @@ impl Rec for MemberRec {
     }
 }
 
+/// A document's id, hashed (XXH3-128 of its text): sorted by hash, then
+/// position, so the documents sharing an id are adjacent, the first of them
+/// first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct IdRec {
+    pub(crate) hash: u128,
+    pub(crate) pos: u32,
+}
+
+impl Rec for IdRec {
+    const SIZE: usize = 20;
+    // Apart from the stages' kinds (1, 2, ...): this check is not a stage.
+    const KIND: u32 = 16;
+    fn put(&self, out: &mut [u8]) {
+        out[..16].copy_from_slice(&self.hash.to_le_bytes());
+        out[16..20].copy_from_slice(&self.pos.to_le_bytes());
+    }
+    fn get(b: &[u8]) -> Self {
+        let mut h = [0u8; 16];
+        h.copy_from_slice(&b[..16]);
+        Self {
+            hash: u128::from_le_bytes(h),
+            pos: u32_at(b, 16),
+        }
+    }
+}
+
 fn u32_at(b: &[u8], at: usize) -> u32 {
     let mut w = [0u8; 4];
     w.copy_from_slice(&b[at..at + 4]);

@@ -5,8 +5,8 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use super::cluster::NONE;
-use super::records::{EdgeRec, MemberRec};
-use super::runs::Merge;
+use super::records::{EdgeRec, IdRec, MemberRec};
+use super::runs::{Merge, Spiller};
 use super::sketch::runs_with_prefix;
 use super::workdir::{Bits, io_error, read_exact_at};
 use crate::dedup::{DedupStats, EmptyDocuments, Similarity};
@@ -76,6 +76,23 @@ pub struct ExternalCluster {
     /// Every member's position, ascending.
     pub members: Vec<u64>,
 }
+
+/// Documents whose id an earlier document of the source already carries
+/// ([`ExternalReport::duplicate_ids`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DuplicateIds {
+    /// Documents repeating the id of an earlier document.
+    pub count: u64,
+    /// The first repeated ids, in order of their first occurrence.
+    pub examples: Vec<String>,
+}
+
+/// Subdirectory of the work directory the id check sorts in; removed when
+/// the check ends.
+const ID_CHECK_DIR: &str = "id-check";
+
+/// In-memory bytes of one buffered [`IdRec`] (padded to 16-byte alignment).
+const ID_REC_BYTES: usize = 32;
 
 /// The result of [`MinHashDedup::run_external`](crate::dedup::MinHashDedup::run_external):
 /// counts and stage figures in memory, the per-document decisions and the
@@ -266,6 +283,110 @@ impl ExternalReport {
             }
         }
         Ok(lo)
+    }
+
+    /// The documents whose id an earlier document already carries: their
+    /// number and up to `examples` such ids, in order of first occurrence.
+    ///
+    /// Ids are compared by their XXH3-128 hash, sorted with their positions
+    /// through runs in the work directory (a subdirectory removed at the
+    /// end), so memory stays within `memory` bytes (at least 256 records'
+    /// worth) however many documents there are.
+    ///
+    /// # Errors
+    ///
+    /// As [`decisions`](Self::decisions), and for failing writes in the
+    /// work directory.
+    pub fn duplicate_ids(&self, memory: usize, examples: usize) -> Result<DuplicateIds> {
+        let dir = self.work_dir.join(ID_CHECK_DIR);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|e| io_error(&dir, "cannot clear", e))?;
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| io_error(&dir, "cannot create", e))?;
+        let found = self.find_duplicate_ids(&dir, memory, examples);
+        // The runs are scratch: gone whether the check worked or not.
+        let _ = std::fs::remove_dir_all(&dir);
+        found
+    }
+
+    fn find_duplicate_ids(
+        &self,
+        dir: &Path,
+        memory: usize,
+        examples: usize,
+    ) -> Result<DuplicateIds> {
+        let sketch = self.work_dir.join(super::sketch::STAGE);
+        let open = |name: &str| {
+            let p = sketch.join(name);
+            File::open(&p)
+                .map(|f| (BufReader::with_capacity(1 << 16, f), p.clone()))
+                .map_err(|e| io_error(&p, "cannot open", e))
+        };
+        let (mut idx, idx_path) = open("ids.idx")?;
+        let (mut dat, dat_path) = open("ids.dat")?;
+        let mut spill = Spiller::<IdRec>::new(dir, "ids", memory / ID_REC_BYTES);
+        let (mut start, mut id) = (0u64, Vec::new());
+        let mut w = [0u8; 8];
+        for pos in 0..self.documents {
+            idx.read_exact(&mut w)
+                .map_err(|e| io_error(&idx_path, "cannot read", e))?;
+            let end = u64::from_le_bytes(w);
+            let len = end
+                .checked_sub(start)
+                .filter(|&l| l <= 1 << 30)
+                .ok_or_else(|| {
+                    Error::Corrupt(format!("{}: bad offsets at {pos}", idx_path.display()))
+                })?;
+            id.resize(len as usize, 0);
+            dat.read_exact(&mut id)
+                .map_err(|e| io_error(&dat_path, "cannot read", e))?;
+            start = end;
+            spill.push(IdRec {
+                hash: xxhash_rust::xxh3::xxh3_128(&id),
+                pos: pos as u32,
+            })?;
+        }
+        let runs = spill.finish()?;
+        let mut merge = Merge::<IdRec>::open(&runs)?;
+        let mut found = DuplicateIds::default();
+        // The smallest first positions of repeated ids, a max-heap of at
+        // most `examples`.
+        let mut first: std::collections::BinaryHeap<u32> = std::collections::BinaryHeap::new();
+        let mut group: Option<IdRec> = None;
+        let mut repeated = false;
+        let close = |g: IdRec, repeated: bool, first: &mut std::collections::BinaryHeap<u32>| {
+            if repeated && examples > 0 {
+                if first.len() < examples {
+                    first.push(g.pos);
+                } else if first.peek().is_some_and(|&top| g.pos < top) {
+                    first.pop();
+                    first.push(g.pos);
+                }
+            }
+        };
+        while let Some(r) = merge.next_rec()? {
+            match group {
+                Some(g) if g.hash == r.hash => {
+                    found.count += 1;
+                    repeated = true;
+                }
+                _ => {
+                    if let Some(g) = group {
+                        close(g, repeated, &mut first);
+                    }
+                    group = Some(r);
+                    repeated = false;
+                }
+            }
+        }
+        if let Some(g) = group {
+            close(g, repeated, &mut first);
+        }
+        let ids = self.ids()?;
+        for pos in first.into_sorted_vec() {
+            found.examples.push(ids.get(u64::from(pos))?);
+        }
+        Ok(found)
     }
 
     /// A reader of the documents' ids, for many lookups.

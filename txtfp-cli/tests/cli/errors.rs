@@ -173,7 +173,7 @@ fn fingerprint_jsonl_reports_bad_records() {
         "hex",
         MIXED,
     ]);
-    assert_eq!(code(&out), 1, "bad records make the exit code 1");
+    assert_eq!(code(&out), 0, "skipped records do not fail the run");
     assert_eq!(stdout(&out).lines().count(), 7);
     let err = stderr(&out);
     assert!(
@@ -184,4 +184,142 @@ fn fingerprint_jsonl_reports_bad_records() {
     assert_eq!(code(&out), 1);
     assert_eq!(stdout(&out), "", "--strict stops before printing");
     assert!(stderr(&out).starts_with("txtfp: tests/data/cli/mixed.jsonl:3: "));
+}
+
+/// Every record bad: exit code 1 from every subcommand that reads records,
+/// naming the first; some bad: 0, with the bad ones named on stderr.
+#[test]
+fn exit_codes_agree_across_subcommands() {
+    let dir = fresh_dir("exit_codes");
+    let all_bad: &[u8] = b"not json\n{\"no_text\":1}\n{\"text\":5}\n";
+    let mut partly = all_bad.to_vec();
+    partly.extend_from_slice(b"{\"id\":\"ok\",\"text\":\"one good record of plain words\"}\n");
+    let store = dir.join("store");
+    let store = store.to_str().unwrap();
+    let work = dir.join("work");
+    let out_dir = dir.join("o");
+    for (name, input, want) in [("bad.jsonl", all_bad, 1), ("partly.jsonl", &partly[..], 0)] {
+        let path = dir.join(name);
+        std::fs::write(&path, input).unwrap();
+        let p = path.to_str().unwrap();
+        let runs: [(&str, Vec<&str>); 4] = [
+            ("dedup", vec!["dedup", p]),
+            (
+                "dedup out of core",
+                vec![
+                    "dedup",
+                    p,
+                    "--work-dir",
+                    work.to_str().unwrap(),
+                    "-o",
+                    out_dir.to_str().unwrap(),
+                ],
+            ),
+            ("fingerprint --jsonl", vec!["fingerprint", "--jsonl", p]),
+            ("store ingest", vec!["store", "ingest", p, "--root", store]),
+        ];
+        for (what, args) in &runs {
+            let _ = std::fs::remove_dir_all(&work);
+            let out = txtfp(args);
+            let err = stderr(&out);
+            assert_eq!(code(&out), want, "{what} {name}: {err}");
+            assert!(err.contains(&format!("{p}:3: ")), "{what} {name}: {err}");
+            if want == 1 {
+                assert!(
+                    err.contains(&format!(
+                        "no readable record in the input (3 bad records; the first: {p}:1: malformed JSON"
+                    )),
+                    "{what}: {err}"
+                );
+                assert_eq!(stdout(&out), "", "{what}");
+            }
+        }
+    }
+    // Documents the store rejects (no word) count as bad records too.
+    let out = txtfp_stdin(
+        &["store", "ingest", "-", "--root", store],
+        b"{\"id\":\"p\",\"text\":\"!!! ???\"}\n",
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "no readable record in the input (1 bad records; the first: <stdin>: id \"p\": rejected"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // fingerprint: a named input that cannot be fingerprinted is an error;
+    // a JSONL record that cannot be is a skipped record.
+    let out = txtfp(&[
+        "fingerprint",
+        "--algo",
+        "tlsh",
+        "tests/data/cli/short.txt",
+        "tests/data/cli/a.txt",
+    ]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out).lines().count(), 1);
+    let out = txtfp_stdin(
+        &["fingerprint", "--jsonl", "--algo", "tlsh", "-"],
+        b"{\"id\":1,\"text\":\"too short\"}\n",
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the first: <stdin>: id 1: invalid input: tlsh requires"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Records sharing an id: one warning with the count and the first ids, in
+/// memory, out of core and when ingesting; the reports count them.
+#[test]
+fn repeated_ids_are_warned_about() {
+    let dir = fresh_dir("repeated_ids");
+    let mut input = String::new();
+    for (n, id) in ["a", "b", "a", "c", "b", "a", "d"].iter().enumerate() {
+        input += &format!(
+            "{{\"id\":\"{id}\",\"text\":\"document number {n} talks about topic {n} at length\"}}\n"
+        );
+    }
+    input += "{\"text\":\"a record without an id gets its line number\"}\n";
+    let path = dir.join("ids.jsonl");
+    std::fs::write(&path, &input).unwrap();
+    let p = path.to_str().unwrap();
+    let warning = format!(
+        "txtfp: warning: {p}: 3 records repeat the id of an earlier record (\"a\", \"b\"); \
+         outputs name records by id"
+    );
+    let in_memory = dir.join("mem");
+    let out_of_core = dir.join("ooc");
+    for (what, out_dir, extra) in [
+        ("in memory", &in_memory, None),
+        ("out of core", &out_of_core, Some(dir.join("work"))),
+    ] {
+        let mut args = vec!["dedup", p, "-o", out_dir.to_str().unwrap()];
+        if let Some(w) = &extra {
+            args.extend(["--work-dir", w.to_str().unwrap(), "--memory", "64KiB"]);
+        }
+        let out = txtfp(&args);
+        assert_eq!(code(&out), 0, "{what}: {}", stderr(&out));
+        let err = stderr(&out);
+        let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+        assert_eq!(warnings, [warning.as_str()], "{what}");
+        let report: Value = serde_json::from_str(&read(&out_dir.join("report.json"))).unwrap();
+        assert_eq!(report["duplicate_ids"], 3, "{what}");
+        assert_eq!(
+            report["duplicate_id_examples"],
+            serde_json::json!(["a", "b"]),
+            "{what}"
+        );
+    }
+    let store = dir.join("store");
+    let out = txtfp(&["store", "ingest", p, "--root", store.to_str().unwrap()]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains(&warning), "{}", stderr(&out));
+    // Unique ids: no warning, a zero count.
+    let out = txtfp(&["dedup", MIXED, "-o", dir.join("mixed").to_str().unwrap()]);
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    let report: Value = serde_json::from_str(&read(&dir.join("mixed/report.json"))).unwrap();
+    assert_eq!(report["duplicate_ids"], 0);
 }

@@ -190,3 +190,75 @@ fn only_bad_records_fail_and_usage_errors_are_named() {
     let bad_size = txtfp(&["dedup", s, "--memory", "lots", "--output", "x"]);
     assert_eq!(code(&bad_size), 2, "{}", stderr(&bad_size));
 }
+
+/// A disk that fills up, simulated with a file size limit (`ulimit -f`, in
+/// blocks of 512 bytes; with SIGXFSZ ignored a write past it fails with
+/// EFBIG): the error names the stage and the file, the exit code is 1, and
+/// the same command run again without the limit resumes and writes what an
+/// uninterrupted run writes. The limits stop the sketch stage, the verify
+/// stage and the write stage.
+#[cfg(unix)]
+#[test]
+fn a_full_disk_stops_the_run_resumably() {
+    let dir = fresh_dir("outofcore_full_disk");
+    let sample = data(SAMPLE);
+    let run = |out: &Path, work: &Path, limit: Option<u32>| {
+        let args = [
+            "dedup",
+            sample.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--work-dir",
+            work.to_str().unwrap(),
+            "--memory",
+            "64KiB",
+            "-q",
+        ];
+        match limit {
+            None => txtfp(&args),
+            Some(blocks) => std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!(
+                    "ulimit -f {blocks}; trap '' XFSZ; exec \"$0\" \"$@\""
+                ))
+                .arg(env!("CARGO_BIN_EXE_txtfp"))
+                .args(args)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .expect("run sh"),
+        }
+    };
+    let reference = dir.join("ref");
+    let out = run(&reference, &dir.join("ref-work"), None);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let outputs = |d: &Path| {
+        ["kept/sample.jsonl", "clusters.jsonl", "duplicates.jsonl"].map(|f| read(&d.join(f)))
+    };
+    for (blocks, stage, file) in [
+        (1, "sketch stage: ", "work/sketch/"),
+        (8, "verify stage: ", "work/verify/"),
+        (64, "write stage: ", "out/kept/sample.jsonl"),
+    ] {
+        let (o, w) = (dir.join("out"), dir.join("work"));
+        let _ = std::fs::remove_dir_all(&o);
+        let _ = std::fs::remove_dir_all(&w);
+        let full = run(&o, &w, Some(blocks));
+        assert_eq!(code(&full), 1, "{blocks}: {}", stderr(&full));
+        let err = stderr(&full);
+        let first = err.lines().next().unwrap();
+        assert!(first.contains(stage), "{blocks}: {err}");
+        assert!(
+            first.contains(&dir.join(file).display().to_string()),
+            "{blocks}: {err}"
+        );
+        assert!(first.contains("os error 27"), "{blocks}: {err}");
+        assert!(
+            err.contains("run the same command again to resume"),
+            "{err}"
+        );
+        let again = run(&o, &w, None);
+        assert_eq!(code(&again), 0, "{blocks}: {}", stderr(&again));
+        assert_eq!(outputs(&o), outputs(&reference), "{blocks}");
+        assert!(!w.exists(), "the work directory is removed at the end");
+    }
+}
