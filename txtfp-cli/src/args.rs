@@ -243,6 +243,10 @@ pub struct DedupArgs {
     /// own).
     #[arg(long, value_enum, value_name = "C")]
     pub output_compression: Option<OutputCompression>,
+    /// Out of core: compression level of the kept JSONL shards (zstd -7 to
+    /// 22, default 1; gzip 0 to 9, default 6).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub output_level: Option<i32>,
     /// No progress bar and no summary on stderr (warnings still show).
     #[arg(long, short = 'q')]
     pub quiet: bool,
