@@ -6,17 +6,19 @@
 //! by position when their later documents go by: memory holds one batch of
 //! sets and an offset per representative, whatever the corpus size.
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use super::pairs::Pairs;
 use super::records::{EdgeRec, PairRec};
-use super::runs::{Merge, Spiller};
+use super::runs::{Merge, Spiller, check_position};
 use super::sketch::{Sketch, summary_value};
-use super::workdir::{WorkDir, io_error, read_exact_at};
+use super::workdir::{Bits, WorkDir, io_error, read_exact_at};
 use super::{DocumentSource, ExternalOptions};
 use crate::classical::FingerprintBatch;
 use crate::classical::minhash::Scheme;
@@ -91,90 +93,97 @@ where
     };
     let mode = ctx.dedup.verification();
     let threshold = ctx.dedup.threshold();
-    let (mut seen, mut bytes, mut candidates, mut verified) = (0u64, 0u64, 0u64, 0u64);
+    let (mut bytes, mut candidates, mut verified) = (0u64, 0u64, 0u64);
     let total = ctx.source.total_bytes();
 
-    ctx.source.read(&mut |docs, batch_bytes| {
-        let base = seen;
-        let end = base + docs.len() as u64;
-        if end > sk.documents {
-            return Err(changed_source(sk.documents, end));
-        }
-        let mut batch_pairs = Vec::new();
-        while let Some(p) = pending {
-            if u64::from(p.later) >= end {
-                break;
-            }
-            if u64::from(p.later) < base || p.rep >= p.later {
-                return Err(Error::Corrupt(format!(
-                    "pair runs: pair ({}, {}) out of order",
-                    p.rep, p.later
-                )));
-            }
-            batch_pairs.push(p);
-            pending = merge.next_rec()?;
-        }
-        let mut wanted = vec![false; docs.len()];
-        for (i, w) in wanted.iter_mut().enumerate() {
-            *w = reps.get((base + i as u64) as u32);
-        }
-        for p in &batch_pairs {
-            wanted[(u64::from(p.later) - base) as usize] = true;
-        }
-        let sketches: Vec<Option<Vec<u64>>> = docs
-            .par_iter()
-            .zip(&wanted)
-            .map_init(String::new, |buf, (d, &w)| -> Result<Option<Vec<u64>>> {
-                if !w {
-                    return Ok(None);
-                }
-                Ok(Some(match mode {
-                    Verification::Exact => maker.token_set(d.text, buf).into_vec(),
-                    _ => ctx.fp.fingerprint_reusing(d.text, buf)?.hashes.to_vec(),
-                }))
-            })
-            .collect::<Result<_>>()?;
-        for (i, s) in sketches.iter().enumerate() {
-            let pos = (base + i as u64) as u32;
-            if let (true, Some(s)) = (reps.get(pos), s) {
-                store.append(pos, s)?;
-            }
-        }
-        store.flush()?;
-        let verdicts: Vec<Option<f32>> = batch_pairs
-            .par_iter()
-            .map(|p| -> Result<Option<f32>> {
-                let later = sketches[(u64::from(p.later) - base) as usize]
-                    .as_deref()
-                    .unwrap_or_default();
-                let from_file;
-                let rep: &[u64] = if u64::from(p.rep) >= base {
-                    sketches[(u64::from(p.rep) - base) as usize]
-                        .as_deref()
-                        .unwrap_or_default()
-                } else {
-                    from_file = store.read(p.rep)?;
-                    &from_file
-                };
-                Ok(verdict::<S, H>(mode, threshold, rep, later))
-            })
-            .collect::<Result<_>>()?;
-        candidates += batch_pairs.len() as u64;
-        for (p, v) in batch_pairs.iter().zip(verdicts) {
-            if let Some(sim) = v {
-                verified += 1;
-                for e in EdgeRec::both(p.rep, p.later, sim) {
-                    edges.push(e)?;
+    // Only the documents of a pair are read again: the representatives and
+    // the later documents (one merge of the pair runs finds these).
+    let wanted = Bits::new(sk.documents as usize);
+    let mut later_merge = Merge::<PairRec>::open(&pairs.pair_runs()?)?;
+    while let Some(p) = later_merge.next_rec()? {
+        check_position(p.later, sk.documents, "pair runs")?;
+        wanted.set(p.later);
+    }
+    drop(later_merge);
+    let mut picker = Picker::open(&sk.dir.join("keys.bin"), sk.documents, &reps, &wanted)?;
+    let picked = RefCell::new(VecDeque::<(u32, u64)>::new());
+
+    ctx.source.read_wanted(
+        &mut |key| picker.want(key, &mut picked.borrow_mut()),
+        &mut |docs, batch_bytes| {
+            let mut positions = Vec::with_capacity(docs.len());
+            {
+                let mut picked = picked.borrow_mut();
+                for d in docs {
+                    positions.push(next_position(&mut picked, d.key)?);
                 }
             }
-        }
-        seen = end;
-        bytes += batch_bytes;
-        options.report(STAGE, bytes, total);
-        Ok(())
-    })?;
-    if seen != sk.documents {
-        return Err(changed_source(sk.documents, seen));
+            let sketches: Vec<Vec<u64>> = docs
+                .par_iter()
+                .map_init(String::new, |buf, d| -> Result<Vec<u64>> {
+                    Ok(match mode {
+                        Verification::Exact => maker.token_set(d.text, buf).into_vec(),
+                        _ => ctx.fp.fingerprint_reusing(d.text, buf)?.hashes.to_vec(),
+                    })
+                })
+                .collect::<Result<_>>()?;
+            for (&pos, s) in positions.iter().zip(&sketches) {
+                if reps.get(pos) {
+                    store.append(pos, s)?;
+                }
+            }
+            store.flush()?;
+            let in_batch = |pos: u32| positions.binary_search(&pos).ok();
+            let mut batch_pairs = Vec::new();
+            let last = positions.last().copied();
+            while let (Some(p), Some(last)) = (pending, last) {
+                if p.later > last {
+                    break;
+                }
+                if p.rep >= p.later || in_batch(p.later).is_none() {
+                    return Err(Error::Corrupt(format!(
+                        "pair runs: pair ({}, {}) out of order",
+                        p.rep, p.later
+                    )));
+                }
+                batch_pairs.push(p);
+                pending = merge.next_rec()?;
+            }
+            let verdicts: Vec<Option<f32>> = batch_pairs
+                .par_iter()
+                .map(|p| -> Result<Option<f32>> {
+                    let later = in_batch(p.later).map_or(&[][..], |i| &sketches[i]);
+                    let from_file;
+                    let rep: &[u64] = match in_batch(p.rep) {
+                        Some(i) => &sketches[i],
+                        None => {
+                            from_file = store.read(p.rep)?;
+                            &from_file
+                        }
+                    };
+                    Ok(verdict::<S, H>(mode, threshold, rep, later))
+                })
+                .collect::<Result<_>>()?;
+            candidates += batch_pairs.len() as u64;
+            for (p, v) in batch_pairs.iter().zip(verdicts) {
+                if let Some(sim) = v {
+                    verified += 1;
+                    for e in EdgeRec::both(p.rep, p.later, sim) {
+                        edges.push(e)?;
+                    }
+                }
+            }
+            bytes += batch_bytes;
+            options.report(STAGE, bytes, total);
+            Ok(())
+        },
+    )?;
+    picker.finish(&picked.borrow())?;
+    if let Some(p) = pending {
+        return Err(Error::Corrupt(format!(
+            "pair runs: pair ({}, {}) never met",
+            p.rep, p.later
+        )));
     }
     edges.finish()?;
     drop(store);
@@ -193,11 +202,116 @@ where
     ))
 }
 
-fn changed_source(first: u64, now: u64) -> Error {
+fn changed_source(what: &str) -> Error {
     Error::InvalidInput(format!(
-        "dedup: the source gave {first} documents on its first pass and {now} or more on its \
-         second; it must give the same documents in the same order every time"
+        "dedup: the source's second pass {what}; it must give the same documents in the \
+         same order every time"
     ))
+}
+
+/// A picked record: its position, or [`PROBE`] for a record that was not
+/// a document on the first pass (it must not be one now).
+const PROBE: u32 = u32::MAX;
+
+/// Tells the source which records to hand over, by following the first
+/// pass's document keys (`keys.bin`) along the second pass's records.
+struct Picker<'a> {
+    path: PathBuf,
+    keys: BufReader<File>,
+    documents: u64,
+    /// The position and key of the next document of the first pass.
+    next: u64,
+    next_key: Option<u64>,
+    reps: &'a Bits,
+    wanted: &'a Bits,
+    failure: Option<Error>,
+}
+
+impl<'a> Picker<'a> {
+    fn open(path: &Path, documents: u64, reps: &'a Bits, wanted: &'a Bits) -> Result<Self> {
+        let file = File::open(path).map_err(|e| io_error(path, "cannot open", e))?;
+        let mut picker = Self {
+            path: path.to_path_buf(),
+            keys: BufReader::with_capacity(1 << 16, file),
+            documents,
+            next: 0,
+            next_key: None,
+            reps,
+            wanted,
+            failure: None,
+        };
+        picker.advance(0)?;
+        Ok(picker)
+    }
+
+    /// Reads the key of document `pos`, if there is one.
+    fn advance(&mut self, pos: u64) -> Result<()> {
+        self.next = pos;
+        self.next_key = if pos < self.documents {
+            let mut b = [0u8; 8];
+            self.keys
+                .read_exact(&mut b)
+                .map_err(|e| io_error(&self.path, "cannot read", e))?;
+            Some(u64::from_le_bytes(b))
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    /// Whether the record with `key` is wanted; a wanted one is queued in
+    /// `picked`. Records that were not documents are read too, to find a
+    /// source that changed (they are rare: bad records).
+    fn want(&mut self, key: u64, picked: &mut VecDeque<(u32, u64)>) -> bool {
+        match self.next_key {
+            Some(k) if k == key => {
+                let pos = self.next as u32;
+                if let Err(e) = self.advance(self.next + 1) {
+                    self.failure.get_or_insert(e);
+                }
+                let want = self.wanted.get(pos) || self.reps.get(pos);
+                if want {
+                    picked.push_back((pos, key));
+                }
+                want
+            }
+            Some(k) if k < key => {
+                self.failure
+                    .get_or_insert_with(|| changed_source("skipped a document"));
+                false
+            }
+            _ => {
+                picked.push_back((PROBE, key));
+                true
+            }
+        }
+    }
+
+    /// Fails unless every document of the first pass was met and handed
+    /// over.
+    fn finish(self, picked: &VecDeque<(u32, u64)>) -> Result<()> {
+        if let Some(e) = self.failure {
+            return Err(e);
+        }
+        if self.next != self.documents || picked.iter().any(|&(pos, _)| pos != PROBE) {
+            return Err(changed_source("gave fewer documents than its first"));
+        }
+        Ok(())
+    }
+}
+
+/// The position of the handed-over document with `key`: the next picked
+/// one (picked records that were not handed over were bad records).
+fn next_position(picked: &mut VecDeque<(u32, u64)>, key: u64) -> Result<u32> {
+    while let Some((pos, k)) = picked.pop_front() {
+        match (pos, k == key) {
+            (PROBE, true) => return Err(changed_source("gave more documents than its first")),
+            (PROBE, false) => {}
+            (pos, true) => return Ok(pos),
+            (_, false) => return Err(changed_source("skipped a document")),
+        }
+    }
+    Err(changed_source("gave more documents than its first"))
 }
 
 /// The similarity of a pair when it passes, as the in-memory verifiers
