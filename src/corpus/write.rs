@@ -6,9 +6,11 @@ use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use super::block::open_lines;
-use super::decompress::Encoder;
+use super::decompress::{Encoder, check_level, compress_frame};
 use super::jsonl::LineRec;
 use super::{Compression, Corpus, CorpusError, ReadOptions, Shard, Source};
 
@@ -22,6 +24,7 @@ use super::{Compression, Corpus, CorpusError, ReadOptions, Shard, Source};
 #[derive(Clone, Debug, Default)]
 pub struct WriteOptions {
     compression: Option<Compression>,
+    level: Option<i32>,
 }
 
 impl WriteOptions {
@@ -38,6 +41,22 @@ impl WriteOptions {
     /// See [`WriteOptions::compression`].
     pub fn get_compression(&self) -> Option<Compression> {
         self.compression
+    }
+
+    /// The compression level of written JSONL files: zstd
+    /// `zstd::compression_level_range()` (negative levels are its fast
+    /// ones), gzip 0–9. `None` (the default) is zstd level 1 (about 3x as
+    /// fast as zstd's own default, 3, for files about 17 % larger on
+    /// natural-language JSONL) and gzip level 6. Parquet files keep their
+    /// codec's default level.
+    pub fn level(mut self, level: Option<i32>) -> Self {
+        self.level = level;
+        self
+    }
+
+    /// See [`WriteOptions::level`].
+    pub fn get_level(&self) -> Option<i32> {
+        self.level
     }
 }
 
@@ -72,6 +91,9 @@ pub struct WriteSummary {
 pub struct Writer {
     out_dir: PathBuf,
     compression: Option<Compression>,
+    level: Option<i32>,
+    /// zstd frames being compressed on the pool, all shards together.
+    frames: AtomicUsize,
 }
 
 /// `name` with a compression suffix (`.gz`, `.gzip`, `.zst`, `.zstd`)
@@ -96,7 +118,9 @@ impl Writer {
     ///
     /// [`CorpusError::OutputClash`] if two shards (say `a/x.jsonl` and
     /// `b/x.jsonl` given as files) would be written to the same file;
-    /// [`CorpusError::Io`] if the directory cannot be created.
+    /// [`CorpusError::Input`] if [`WriteOptions::level`] is out of range for
+    /// a JSONL shard's output compression; [`CorpusError::Io`] if the
+    /// directory cannot be created.
     pub fn new(
         corpus: &Corpus,
         out_dir: impl Into<PathBuf>,
@@ -105,9 +129,17 @@ impl Writer {
         let writer = Writer {
             out_dir: out_dir.into(),
             compression: opts.compression,
+            level: opts.level,
+            frames: AtomicUsize::new(0),
         };
         let mut taken: HashMap<PathBuf, &str> = HashMap::new();
         for shard in corpus.shards() {
+            if let (Some(level), Source::Jsonl(_) | Source::Stdin { .. }) =
+                (writer.level, &shard.source)
+            {
+                let c = writer.compression.unwrap_or(shard.compression());
+                check_level(c, level).map_err(|e| CorpusError::input(shard.name(), e))?;
+            }
             let outputs: Vec<PathBuf> = match &shard.source {
                 Source::Folder { files, .. } => files.iter().map(|f| f.rel.clone()).collect(),
                 _ => vec![writer.relative_output(shard, shard.compression())],
@@ -125,6 +157,11 @@ impl Writer {
         fs::create_dir_all(&writer.out_dir)
             .map_err(|e| CorpusError::io(writer.out_dir.display(), "create the directory", e))?;
         Ok(writer)
+    }
+
+    /// The output directory.
+    pub fn out_dir(&self) -> &Path {
+        &self.out_dir
     }
 
     /// The output path of a JSONL or Parquet shard relative to the output
@@ -256,8 +293,9 @@ impl Writer {
         // Lines go to the encoder in large pieces: zstd fed one line at a
         // time takes its slow external-dictionary path (about 5x the CPU).
         let mut enc = FrameWriter::new(
-            Encoder::new(buffered, self.compression.unwrap_or(actual))
+            Encoder::new(buffered, self.compression.unwrap_or(actual), self.level)
                 .map_err(|e| out.error("write", e))?,
+            &self.frames,
         );
         let (mut rows_read, mut rows_written) = (0u64, 0u64);
         for block in lines {
@@ -296,17 +334,53 @@ impl Writer {
 const FRAME_BYTES: usize = 4 << 20;
 
 /// Feeds an [`Encoder`] in pieces of [`FRAME_BYTES`] (for zstd, one frame
-/// each).
-struct FrameWriter<W: Write> {
+/// each). zstd frames are independent: they are compressed on the rayon
+/// pool while this thread reads on, and written in order.
+struct FrameWriter<'a, W: Write> {
     inner: Encoder<W>,
     buf: Vec<u8>,
+    queue: FrameQueue<'a>,
 }
 
-impl<W: Write> FrameWriter<W> {
-    fn new(inner: Encoder<W>) -> Self {
+/// Frames being compressed, oldest first.
+struct FrameQueue<'a> {
+    jobs: std::collections::VecDeque<Arc<FrameJob>>,
+    /// Frames queued by every shard of the writer, to bound memory.
+    in_flight: &'a AtomicUsize,
+}
+
+impl FrameQueue<'_> {
+    /// Counts one more frame in flight, unless `limit` are already.
+    fn reserve(&self, limit: usize) -> bool {
+        if self.in_flight.fetch_add(1, Ordering::Relaxed) < limit {
+            true
+        } else {
+            self.in_flight.fetch_sub(1, Ordering::Relaxed);
+            false
+        }
+    }
+}
+
+impl Drop for FrameQueue<'_> {
+    fn drop(&mut self) {
+        // After an error: frames never written are dropped, and stop
+        // counting.
+        for job in self.jobs.drain(..) {
+            job.cancel();
+            self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl<'a, W: Write> FrameWriter<'a, W> {
+    fn new(inner: Encoder<W>, in_flight: &'a AtomicUsize) -> Self {
         Self {
             inner,
             buf: Vec::with_capacity(FRAME_BYTES + (64 << 10)),
+            queue: FrameQueue {
+                jobs: std::collections::VecDeque::new(),
+                in_flight,
+            },
         }
     }
 
@@ -322,14 +396,126 @@ impl<W: Write> FrameWriter<W> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        self.inner.write_piece(&self.buf)?;
-        self.buf.clear();
+        let Some(level) = self.inner.zstd_level() else {
+            self.inner.write_piece(&self.buf)?;
+            self.buf.clear();
+            return Ok(());
+        };
+        let threads = rayon::current_num_threads();
+        // Two frames per thread in flight keep every thread busy; the
+        // writer's shards together hold no more.
+        let limit = 2 * threads;
+        let piece = std::mem::replace(&mut self.buf, Vec::with_capacity(FRAME_BYTES + (64 << 10)));
+        if threads > 1 && self.queue.jobs.len() < limit && self.queue.reserve(limit) {
+            let job = Arc::new(FrameJob {
+                state: Mutex::new(FrameState::Pending(piece)),
+                done: Condvar::new(),
+            });
+            self.queue.jobs.push_back(Arc::clone(&job));
+            rayon::spawn(move || job.run(level));
+        } else {
+            // Compressed here, after every older frame.
+            while !self.queue.jobs.is_empty() {
+                self.write_oldest(level)?;
+            }
+            self.inner.write_frame(&compress_frame(&piece, level)?)?;
+        }
+        // Frames already done go out now; at the limit, the oldest is
+        // waited for (or compressed here).
+        while let Some(front) = self.queue.jobs.front() {
+            if !front.is_done() && self.queue.jobs.len() < limit {
+                break;
+            }
+            self.write_oldest(level)?;
+        }
+        Ok(())
+    }
+
+    fn write_oldest(&mut self, level: i32) -> io::Result<()> {
+        if let Some(job) = self.queue.jobs.pop_front() {
+            let frame = job.take(level);
+            self.queue.in_flight.fetch_sub(1, Ordering::Relaxed);
+            self.inner.write_frame(&frame?)?;
+        }
         Ok(())
     }
 
     fn finish(mut self) -> io::Result<W> {
         self.emit()?;
+        if let Some(level) = self.inner.zstd_level() {
+            while !self.queue.jobs.is_empty() {
+                self.write_oldest(level)?;
+            }
+        }
         self.inner.finish()
+    }
+}
+
+/// One frame to compress: the pool's task and the writer race for it; a
+/// writer that needs it before a thread has started on it compresses it
+/// itself, so waiting never depends on an idle thread.
+struct FrameJob {
+    state: Mutex<FrameState>,
+    done: Condvar,
+}
+
+enum FrameState {
+    Pending(Vec<u8>),
+    Running,
+    Done(io::Result<Vec<u8>>),
+    Taken,
+}
+
+impl FrameJob {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FrameState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Compresses the piece unless a thread has already started on it.
+    fn run(&self, level: i32) {
+        let piece = {
+            let mut state = self.lock();
+            match std::mem::replace(&mut *state, FrameState::Running) {
+                FrameState::Pending(p) => p,
+                other => {
+                    *state = other;
+                    return;
+                }
+            }
+        };
+        let frame = compress_frame(&piece, level);
+        drop(piece);
+        *self.lock() = FrameState::Done(frame);
+        self.done.notify_all();
+    }
+
+    fn is_done(&self) -> bool {
+        matches!(*self.lock(), FrameState::Done(_))
+    }
+
+    /// The compressed frame: compressed here if no thread has started on
+    /// it, else waited for.
+    fn take(&self, level: i32) -> io::Result<Vec<u8>> {
+        self.run(level);
+        let mut state = self.lock();
+        while matches!(*state, FrameState::Running) {
+            state = self
+                .done
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        match std::mem::replace(&mut *state, FrameState::Taken) {
+            FrameState::Done(frame) => frame,
+            _ => Err(io::Error::other("a zstd frame was taken twice")),
+        }
+    }
+
+    /// Frees a piece no thread has started on.
+    fn cancel(&self) {
+        let mut state = self.lock();
+        if matches!(*state, FrameState::Pending(_)) {
+            *state = FrameState::Taken;
+        }
     }
 }
 

@@ -267,6 +267,10 @@ pub struct DedupArgs {
     /// With `--against`: then add this run's documents to the index.
     #[arg(long, requires = "against")]
     pub update_index: bool,
+    /// Out of core: compression level of the kept JSONL shards (zstd -7 to
+    /// 22, default 1; gzip 0 to 9, default 6).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub output_level: Option<i32>,
     /// No progress bar and no summary on stderr (warnings still show).
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -367,6 +371,7 @@ impl IndexBuildArgs {
             ),
             keep_work: false,
             output_compression: None,
+            output_level: None,
             against: Some(self.index.clone()),
             update_index: true,
             quiet: self.quiet,

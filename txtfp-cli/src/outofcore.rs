@@ -87,6 +87,26 @@ pub fn run(
     for w in corpus.warnings() {
         eprintln!("txtfp: {w}");
     }
+    // Made first: a bad level or two shards with one output file fail
+    // before the corpus is read.
+    let compression = a.output_compression.map(|c| match c {
+        OutputCompression::None => Compression::None,
+        OutputCompression::Gz => Compression::Gzip,
+        OutputCompression::Zst => Compression::Zstd,
+    });
+    let writer = match &out_dir {
+        Some(out_dir) => Some(
+            Writer::new(
+                &corpus,
+                out_dir,
+                &WriteOptions::default()
+                    .compression(compression)
+                    .level(a.output_level),
+            )
+            .map_err(|e| CliError::Failed(e.to_string()))?,
+        ),
+        None => None,
+    };
     let read_opts = ReadOptions::default()
         .text_column(&a.text_column)
         .id_column(Some(&a.id_column));
@@ -142,14 +162,14 @@ pub fn run(
         None => None,
     };
     let write_start = Instant::now();
-    let written = match &out_dir {
-        Some(out_dir) => write_outputs(
+    let written = match &writer {
+        Some(writer) => write_outputs(
             a,
             &corpus,
             &read_opts,
             &report,
             index.as_ref(),
-            out_dir,
+            writer,
             &progress,
         )
         .map_err(|e| resumable(e, Some("write"), &work_dir))?,
@@ -266,16 +286,11 @@ fn write_outputs(
     read_opts: &ReadOptions,
     report: &ExternalReport,
     index: Option<&DedupIndex>,
-    out_dir: &Path,
+    writer: &Writer,
     progress: &Progress,
 ) -> CliResult<Written> {
     progress.stage("write", 0, corpus.total_bytes());
-    let compression = a.output_compression.map(|c| match c {
-        OutputCompression::None => Compression::None,
-        OutputCompression::Gz => Compression::Gzip,
-        OutputCompression::Zst => Compression::Zstd,
-    });
-    let written = write_kept(corpus, read_opts, report, out_dir, compression, progress)?;
+    let written = write_kept(corpus, read_opts, report, writer, progress)?;
     let clusters_path = a
         .clusters
         .clone()
@@ -332,19 +347,12 @@ fn write_kept(
     corpus: &Corpus,
     read_opts: &ReadOptions,
     report: &ExternalReport,
-    out_dir: &Path,
-    compression: Option<Compression>,
+    writer: &Writer,
     progress: &Progress,
 ) -> CliResult<Written> {
     use rayon::prelude::*;
     use std::sync::atomic::{AtomicU64, Ordering};
-    remove_stale_temporaries(out_dir)?;
-    let writer = Writer::new(
-        corpus,
-        out_dir,
-        &WriteOptions::default().compression(compression),
-    )
-    .map_err(|e| CliError::Failed(e.to_string()))?;
+    remove_stale_temporaries(writer.out_dir())?;
     let done = AtomicU64::new(0);
     let results: Vec<CliResult<(u64, u64)>> = corpus
         .shards()

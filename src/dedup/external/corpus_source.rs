@@ -141,7 +141,28 @@ impl DocumentSource for CorpusSource<'_> {
     }
 
     fn read(&self, sink: &mut dyn FnMut(&[SourceDoc<'_>], u64) -> Result<()>) -> Result<()> {
-        let first_pass = self.passes.fetch_add(1, Ordering::Relaxed) == 0;
+        self.read_some(None, sink)
+    }
+
+    /// Records `wanted` refuses are never parsed; the pass is not logged.
+    fn read_wanted(
+        &self,
+        wanted: &mut dyn FnMut(u64) -> bool,
+        sink: &mut dyn FnMut(&[SourceDoc<'_>], u64) -> Result<()>,
+    ) -> Result<()> {
+        self.read_some(Some(wanted), sink)
+    }
+}
+
+impl CorpusSource<'_> {
+    /// Every document (the first such pass logs the skipped records), or
+    /// those `wanted` accepts.
+    fn read_some(
+        &self,
+        mut wanted: Option<&mut dyn FnMut(u64) -> bool>,
+        sink: &mut dyn FnMut(&[SourceDoc<'_>], u64) -> Result<()>,
+    ) -> Result<()> {
+        let first_pass = wanted.is_none() && self.passes.fetch_add(1, Ordering::Relaxed) == 0;
         let (tx, rx) = sync_channel::<core::result::Result<(Block, u64), CorpusError>>(READ_AHEAD);
         std::thread::scope(|scope| {
             let reader = scope.spawn(move || {
@@ -173,7 +194,20 @@ impl DocumentSource for CorpusSource<'_> {
             let result = (|| -> Result<()> {
                 for msg in &rx {
                     let (block, at) = msg.map_err(Error::Corpus)?;
-                    let records: Vec<_> = block.par_records().collect();
+                    let records: Vec<_> = match wanted.as_mut() {
+                        None => block.par_records().collect(),
+                        Some(wanted) => {
+                            let shard = block.shard();
+                            let picked: Vec<usize> = (0..block.len())
+                                .filter(|&i| {
+                                    block
+                                        .row(i)
+                                        .is_some_and(|row| wanted(Self::key_of(Key { shard, row })))
+                                })
+                                .collect();
+                            picked.par_iter().filter_map(|&i| block.record(i)).collect()
+                        }
+                    };
                     let mut docs = Vec::with_capacity(records.len());
                     let mut skipped = Vec::new();
                     for r in &records {
@@ -223,9 +257,7 @@ impl DocumentSource for CorpusSource<'_> {
             result
         })
     }
-}
 
-impl CorpusSource<'_> {
     /// The [`SourceDoc::key`] of a corpus key: the shard in the high 24
     /// bits, the row in the low 40, so keys sort like corpus keys.
     pub fn key_of(key: Key) -> u64 {

@@ -158,10 +158,17 @@ where
         Ok(())
     })?;
 
-    for spill in band_spill {
-        spill.finish()?;
-    }
-    content.finish()?;
+    // The last runs of every band are sorted and written side by side.
+    let (bands_done, content_done) = rayon::join(
+        || {
+            band_spill
+                .into_par_iter()
+                .try_for_each(|spill| spill.finish().map(drop))
+        },
+        || content.finish(),
+    );
+    bands_done?;
+    content_done?;
     for (mut w, p) in [(ids, &ids_path), (idx, &idx_path), (keys_out, &keys_path)] {
         w.flush().map_err(|e| io_error(p, "cannot write", e))?;
     }

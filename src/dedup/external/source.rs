@@ -40,6 +40,27 @@ pub trait DocumentSource: Sync {
     ///
     /// The source's own read errors, or `sink`'s.
     fn read(&self, sink: &mut dyn FnMut(&[SourceDoc<'_>], u64) -> Result<()>) -> Result<()>;
+
+    /// [`read`](Self::read), handing to `sink` only the documents `wanted`
+    /// accepts. `wanted` is called in order with the key of every document
+    /// (and may be called with the key of a record that then turns out not
+    /// to be one), before the document is handed over: a source that can
+    /// skip a record's parsing for a `false` does so. The out-of-core run's
+    /// second pass needs only the documents of candidate pairs.
+    ///
+    /// # Errors
+    ///
+    /// As [`read`](Self::read).
+    fn read_wanted(
+        &self,
+        wanted: &mut dyn FnMut(u64) -> bool,
+        sink: &mut dyn FnMut(&[SourceDoc<'_>], u64) -> Result<()>,
+    ) -> Result<()> {
+        self.read(&mut |docs, bytes| {
+            let kept: Vec<SourceDoc<'_>> = docs.iter().filter(|d| wanted(d.key)).copied().collect();
+            sink(&kept, bytes)
+        })
+    }
 }
 
 /// Texts in memory as a [`DocumentSource`]; a document's id is its index.

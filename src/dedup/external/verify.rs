@@ -6,17 +6,19 @@
 //! by position when their later documents go by: memory holds one batch of
 //! sets and an offset per representative, whatever the corpus size.
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use super::pairs::Pairs;
 use super::records::{EdgeRec, PairRec};
-use super::runs::{Merge, Spiller};
+use super::runs::{Merge, Spiller, check_position};
 use super::sketch::{Sketch, summary_value};
-use super::workdir::{WorkDir, io_error, read_exact_at};
+use super::workdir::{Bits, WorkDir, io_error, read_exact_at};
 use super::{DocumentSource, ExternalOptions};
 use crate::classical::FingerprintBatch;
 use crate::classical::minhash::Scheme;
@@ -107,145 +109,164 @@ where
     };
     let mode = ctx.dedup.verification();
     let threshold = ctx.dedup.threshold();
-    let (mut seen, mut bytes, mut candidates, mut verified) = (0u64, 0u64, 0u64, 0u64);
+    let (mut bytes, mut candidates, mut verified) = (0u64, 0u64, 0u64);
     let total = ctx.source.total_bytes();
 
-    ctx.source.read(&mut |docs, batch_bytes| {
-        let base = seen;
-        let end = base + docs.len() as u64;
-        if end > sk.documents {
-            return Err(changed_source(sk.documents, end));
+    // Only the documents of a pair are read again: the representatives and
+    // the later documents (one merge of the pair runs finds these), and,
+    // for an index update, the documents whose texts the index will keep.
+    let wanted = Bits::new(sk.documents as usize);
+    let mut later_runs = pairs.pair_runs()?;
+    later_runs.extend(pairs.index_pair_runs()?);
+    let mut later_merge = Merge::<PairRec>::open(&later_runs)?;
+    while let Some(p) = later_merge.next_rec()? {
+        check_position(p.later, sk.documents, "pair runs")?;
+        wanted.set(p.later);
+    }
+    drop(later_merge);
+    // `wanted` and `reps` need sketches; texts for the index do not.
+    let needs_sketch = |pos: u32| wanted.get(pos) || reps.get(pos);
+    let picked_bits = Bits::new(sk.documents as usize);
+    for pos in 0..sk.documents as u32 {
+        if needs_sketch(pos) || new_texts.as_ref().is_some_and(|t| t.leads.get(pos)) {
+            picked_bits.set(pos);
         }
-        let mut batch_pairs = Vec::new();
-        while let Some(p) = pending {
-            if u64::from(p.later) >= end {
-                break;
-            }
-            if u64::from(p.later) < base || p.rep >= p.later {
-                return Err(Error::Corrupt(format!(
-                    "pair runs: pair ({}, {}) out of order",
-                    p.rep, p.later
-                )));
-            }
-            batch_pairs.push(p);
-            pending = merge.next_rec()?;
-        }
-        let mut wanted = vec![false; docs.len()];
-        for (i, w) in wanted.iter_mut().enumerate() {
-            *w = reps.get((base + i as u64) as u32);
-        }
-        for p in &batch_pairs {
-            wanted[(u64::from(p.later) - base) as usize] = true;
-        }
-        let mut index_pairs = Vec::new();
-        while let Some(p) = index_pending {
-            if u64::from(p.later) >= end {
-                break;
-            }
-            if u64::from(p.later) < base || u64::from(p.rep) >= indexed {
-                return Err(Error::Corrupt(format!(
-                    "index pair runs: pair ({}, {}) out of order or past the index",
-                    p.rep, p.later
-                )));
-            }
-            wanted[(u64::from(p.later) - base) as usize] = true;
-            index_pairs.push(p);
-            index_pending = index_merge.next_rec()?;
-        }
-        let sketches: Vec<Option<Vec<u64>>> = docs
-            .par_iter()
-            .zip(&wanted)
-            .map_init(String::new, |buf, (d, &w)| -> Result<Option<Vec<u64>>> {
-                if !w {
-                    return Ok(None);
+    }
+    let mut picker = Picker::open(&sk.dir.join("keys.bin"), sk.documents, &reps, &picked_bits)?;
+    let picked = RefCell::new(VecDeque::<(u32, u64)>::new());
+
+    ctx.source.read_wanted(
+        &mut |key| picker.want(key, &mut picked.borrow_mut()),
+        &mut |docs, batch_bytes| {
+            let mut positions = Vec::with_capacity(docs.len());
+            {
+                let mut picked = picked.borrow_mut();
+                for d in docs {
+                    positions.push(next_position(&mut picked, d.key)?);
                 }
-                Ok(Some(match mode {
-                    Verification::Exact => maker.token_set(d.text, buf).into_vec(),
-                    _ => ctx.fp.fingerprint_reusing(d.text, buf)?.hashes.to_vec(),
-                }))
-            })
-            .collect::<Result<_>>()?;
-        for (i, s) in sketches.iter().enumerate() {
-            let pos = (base + i as u64) as u32;
-            if let (true, Some(s)) = (reps.get(pos), s) {
-                store.append(pos, s)?;
             }
-        }
-        store.flush()?;
-        let verdicts: Vec<Option<f32>> = batch_pairs
-            .par_iter()
-            .map(|p| -> Result<Option<f32>> {
-                let later = sketches[(u64::from(p.later) - base) as usize]
-                    .as_deref()
-                    .unwrap_or_default();
-                let from_file;
-                let rep: &[u64] = if u64::from(p.rep) >= base {
-                    sketches[(u64::from(p.rep) - base) as usize]
-                        .as_deref()
-                        .unwrap_or_default()
-                } else {
-                    from_file = store.read(p.rep)?;
-                    &from_file
-                };
-                Ok(verdict::<S, H>(mode, threshold, rep, later))
-            })
-            .collect::<Result<_>>()?;
-        if let Some(t) = new_texts.as_mut() {
-            t.add(base, docs)?;
-        }
-        if let Some(texts) = &texts {
-            let mut leads: Vec<u32> = index_pairs.iter().map(|p| p.rep).collect();
-            leads.sort_unstable();
-            leads.dedup();
-            let lead_sketches: Vec<Vec<u64>> = leads
+            let sketches: Vec<Vec<u64>> = docs
                 .par_iter()
-                .map_init(String::new, |buf, &at| -> Result<Vec<u64>> {
-                    let text = texts.get(u64::from(at))?.ok_or_else(|| {
-                        Error::Corrupt(format!("index: no text for indexed document {at}"))
-                    })?;
+                .zip(&positions)
+                .map_init(String::new, |buf, (d, &pos)| -> Result<Vec<u64>> {
+                    if !needs_sketch(pos) {
+                        return Ok(Vec::new());
+                    }
                     Ok(match mode {
-                        Verification::Exact => maker.token_set(&text, buf).into_vec(),
-                        _ => ctx.fp.fingerprint_reusing(&text, buf)?.hashes.to_vec(),
+                        Verification::Exact => maker.token_set(d.text, buf).into_vec(),
+                        _ => ctx.fp.fingerprint_reusing(d.text, buf)?.hashes.to_vec(),
                     })
                 })
                 .collect::<Result<_>>()?;
-            let index_verdicts: Vec<Option<f32>> = index_pairs
+            if let Some(t) = new_texts.as_mut() {
+                t.add(&positions, docs)?;
+            }
+            for (&pos, s) in positions.iter().zip(&sketches) {
+                if reps.get(pos) {
+                    store.append(pos, s)?;
+                }
+            }
+            store.flush()?;
+            let in_batch = |pos: u32| positions.binary_search(&pos).ok();
+            let mut batch_pairs = Vec::new();
+            let last = positions.last().copied();
+            while let (Some(p), Some(last)) = (pending, last) {
+                if p.later > last {
+                    break;
+                }
+                if p.rep >= p.later || in_batch(p.later).is_none() {
+                    return Err(Error::Corrupt(format!(
+                        "pair runs: pair ({}, {}) out of order",
+                        p.rep, p.later
+                    )));
+                }
+                batch_pairs.push(p);
+                pending = merge.next_rec()?;
+            }
+            let verdicts: Vec<Option<f32>> = batch_pairs
                 .par_iter()
-                .map(|p| {
-                    let later = sketches[(u64::from(p.later) - base) as usize]
-                        .as_deref()
-                        .unwrap_or_default();
-                    let lead = leads
-                        .binary_search(&p.rep)
-                        .map(|i| lead_sketches[i].as_slice())
-                        .unwrap_or_default();
-                    verdict::<S, H>(mode, threshold, lead, later)
+                .map(|p| -> Result<Option<f32>> {
+                    let later = in_batch(p.later).map_or(&[][..], |i| &sketches[i]);
+                    let from_file;
+                    let rep: &[u64] = match in_batch(p.rep) {
+                        Some(i) => &sketches[i],
+                        None => {
+                            from_file = store.read(p.rep)?;
+                            &from_file
+                        }
+                    };
+                    Ok(verdict::<S, H>(mode, threshold, rep, later))
                 })
-                .collect();
-            candidates += index_pairs.len() as u64;
-            for (p, v) in index_pairs.iter().zip(index_verdicts) {
+                .collect::<Result<_>>()?;
+            let mut index_pairs = Vec::new();
+            while let (Some(p), Some(last)) = (index_pending, last) {
+                if p.later > last {
+                    break;
+                }
+                if u64::from(p.rep) >= indexed || in_batch(p.later).is_none() {
+                    return Err(Error::Corrupt(format!(
+                        "index pair runs: pair ({}, {}) out of order or past the index",
+                        p.rep, p.later
+                    )));
+                }
+                index_pairs.push(p);
+                index_pending = index_merge.next_rec()?;
+            }
+            if let Some(texts) = &texts {
+                let mut leads: Vec<u32> = index_pairs.iter().map(|p| p.rep).collect();
+                leads.sort_unstable();
+                leads.dedup();
+                let lead_sketches: Vec<Vec<u64>> = leads
+                    .par_iter()
+                    .map_init(String::new, |buf, &at| -> Result<Vec<u64>> {
+                        let text = texts.get(u64::from(at))?.ok_or_else(|| {
+                            Error::Corrupt(format!("index: no text for indexed document {at}"))
+                        })?;
+                        Ok(match mode {
+                            Verification::Exact => maker.token_set(&text, buf).into_vec(),
+                            _ => ctx.fp.fingerprint_reusing(&text, buf)?.hashes.to_vec(),
+                        })
+                    })
+                    .collect::<Result<_>>()?;
+                let index_verdicts: Vec<Option<f32>> = index_pairs
+                    .par_iter()
+                    .map(|p| {
+                        let later = in_batch(p.later).map_or(&[][..], |i| &sketches[i]);
+                        let lead = leads
+                            .binary_search(&p.rep)
+                            .map(|i| lead_sketches[i].as_slice())
+                            .unwrap_or_default();
+                        verdict::<S, H>(mode, threshold, lead, later)
+                    })
+                    .collect();
+                candidates += index_pairs.len() as u64;
+                for (p, v) in index_pairs.iter().zip(index_verdicts) {
+                    if let Some(sim) = v {
+                        verified += 1;
+                        index_edges.push(EdgeRec::both(p.later, p.rep, sim)[0])?;
+                    }
+                }
+            }
+            candidates += batch_pairs.len() as u64;
+            for (p, v) in batch_pairs.iter().zip(verdicts) {
                 if let Some(sim) = v {
                     verified += 1;
-                    index_edges.push(EdgeRec::both(p.later, p.rep, sim)[0])?;
+                    for e in EdgeRec::both(p.rep, p.later, sim) {
+                        edges.push(e)?;
+                    }
                 }
             }
-        }
-        candidates += batch_pairs.len() as u64;
-        for (p, v) in batch_pairs.iter().zip(verdicts) {
-            if let Some(sim) = v {
-                verified += 1;
-                for e in EdgeRec::both(p.rep, p.later, sim) {
-                    edges.push(e)?;
-                }
-            }
-        }
-        seen = end;
-        bytes += batch_bytes;
-        options.report(STAGE, bytes, total);
-        Ok(())
-    })?;
-    if seen != sk.documents {
-        return Err(changed_source(sk.documents, seen));
+            bytes += batch_bytes;
+            options.report(STAGE, bytes, total);
+            Ok(())
+        },
+    )?;
+    picker.finish(&picked.borrow())?;
+    if let Some(p) = pending.or(index_pending) {
+        return Err(Error::Corrupt(format!(
+            "pair runs: pair ({}, {}) never met",
+            p.rep, p.later
+        )));
     }
     edges.finish()?;
     index_edges.finish()?;
@@ -268,11 +289,116 @@ where
     ))
 }
 
-fn changed_source(first: u64, now: u64) -> Error {
+fn changed_source(what: &str) -> Error {
     Error::InvalidInput(format!(
-        "dedup: the source gave {first} documents on its first pass and {now} or more on its \
-         second; it must give the same documents in the same order every time"
+        "dedup: the source's second pass {what}; it must give the same documents in the \
+         same order every time"
     ))
+}
+
+/// A picked record: its position, or [`PROBE`] for a record that was not
+/// a document on the first pass (it must not be one now).
+const PROBE: u32 = u32::MAX;
+
+/// Tells the source which records to hand over, by following the first
+/// pass's document keys (`keys.bin`) along the second pass's records.
+struct Picker<'a> {
+    path: PathBuf,
+    keys: BufReader<File>,
+    documents: u64,
+    /// The position and key of the next document of the first pass.
+    next: u64,
+    next_key: Option<u64>,
+    reps: &'a Bits,
+    wanted: &'a Bits,
+    failure: Option<Error>,
+}
+
+impl<'a> Picker<'a> {
+    fn open(path: &Path, documents: u64, reps: &'a Bits, wanted: &'a Bits) -> Result<Self> {
+        let file = File::open(path).map_err(|e| io_error(path, "cannot open", e))?;
+        let mut picker = Self {
+            path: path.to_path_buf(),
+            keys: BufReader::with_capacity(1 << 16, file),
+            documents,
+            next: 0,
+            next_key: None,
+            reps,
+            wanted,
+            failure: None,
+        };
+        picker.advance(0)?;
+        Ok(picker)
+    }
+
+    /// Reads the key of document `pos`, if there is one.
+    fn advance(&mut self, pos: u64) -> Result<()> {
+        self.next = pos;
+        self.next_key = if pos < self.documents {
+            let mut b = [0u8; 8];
+            self.keys
+                .read_exact(&mut b)
+                .map_err(|e| io_error(&self.path, "cannot read", e))?;
+            Some(u64::from_le_bytes(b))
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    /// Whether the record with `key` is wanted; a wanted one is queued in
+    /// `picked`. Records that were not documents are read too, to find a
+    /// source that changed (they are rare: bad records).
+    fn want(&mut self, key: u64, picked: &mut VecDeque<(u32, u64)>) -> bool {
+        match self.next_key {
+            Some(k) if k == key => {
+                let pos = self.next as u32;
+                if let Err(e) = self.advance(self.next + 1) {
+                    self.failure.get_or_insert(e);
+                }
+                let want = self.wanted.get(pos) || self.reps.get(pos);
+                if want {
+                    picked.push_back((pos, key));
+                }
+                want
+            }
+            Some(k) if k < key => {
+                self.failure
+                    .get_or_insert_with(|| changed_source("skipped a document"));
+                false
+            }
+            _ => {
+                picked.push_back((PROBE, key));
+                true
+            }
+        }
+    }
+
+    /// Fails unless every document of the first pass was met and handed
+    /// over.
+    fn finish(self, picked: &VecDeque<(u32, u64)>) -> Result<()> {
+        if let Some(e) = self.failure {
+            return Err(e);
+        }
+        if self.next != self.documents || picked.iter().any(|&(pos, _)| pos != PROBE) {
+            return Err(changed_source("gave fewer documents than its first"));
+        }
+        Ok(())
+    }
+}
+
+/// The position of the handed-over document with `key`: the next picked
+/// one (picked records that were not handed over were bad records).
+fn next_position(picked: &mut VecDeque<(u32, u64)>, key: u64) -> Result<u32> {
+    while let Some((pos, k)) = picked.pop_front() {
+        match (pos, k == key) {
+            (PROBE, true) => return Err(changed_source("gave more documents than its first")),
+            (PROBE, false) => {}
+            (pos, true) => return Ok(pos),
+            (_, false) => return Err(changed_source("skipped a document")),
+        }
+    }
+    Err(changed_source("gave more documents than its first"))
 }
 
 /// The similarity of a pair when it passes, as the in-memory verifiers
@@ -398,12 +524,12 @@ impl NewTexts {
         })
     }
 
-    fn add(&mut self, base: u64, docs: &[super::SourceDoc<'_>]) -> Result<()> {
+    /// Packs the texts of the leads among `docs`, at `positions`.
+    fn add(&mut self, positions: &[u32], docs: &[super::SourceDoc<'_>]) -> Result<()> {
         let packed: Vec<Option<Vec<u8>>> = docs
             .par_iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let pos = (base + i as u64) as u32;
+            .zip(positions)
+            .map(|(d, &pos)| {
                 if self.leads.get(pos) {
                     super::index::pack_text(d.text).map(Some)
                 } else {
@@ -411,14 +537,14 @@ impl NewTexts {
                 }
             })
             .collect::<Result<_>>()?;
-        for (i, p) in packed.into_iter().enumerate() {
+        for (&pos, p) in positions.iter().zip(packed) {
             if let Some(p) = p {
                 self.dat
                     .write_all(&p)
                     .map_err(|e| io_error(&self.dat_path, "cannot write", e))?;
                 self.end += p.len() as u64;
                 let mut entry = [0u8; super::index::update::NEW_TEXT_ENTRY];
-                entry[..4].copy_from_slice(&((base + i as u64) as u32).to_le_bytes());
+                entry[..4].copy_from_slice(&pos.to_le_bytes());
                 entry[4..].copy_from_slice(&self.end.to_le_bytes());
                 self.idx
                     .write_all(&entry)

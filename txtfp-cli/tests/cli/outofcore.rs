@@ -262,3 +262,42 @@ fn a_full_disk_stops_the_run_resumably() {
         assert!(!w.exists(), "the work directory is removed at the end");
     }
 }
+
+#[test]
+fn the_output_level_changes_the_bytes_not_the_records() {
+    let dir = fresh_dir("outofcore_level");
+    let (input, _) = shards(&dir);
+    let run = |out: &str, level: &str| {
+        txtfp(&[
+            "dedup",
+            input.to_str().unwrap(),
+            "--output",
+            dir.join(out).to_str().unwrap(),
+            "--output-level",
+            level,
+            "-q",
+        ])
+    };
+    // One level for the gzip and the zstd shard.
+    let fast = run("fast", "1");
+    assert_eq!(code(&fast), 0, "{}", stderr(&fast));
+    let small = run("small", "9");
+    assert_eq!(code(&small), 0, "{}", stderr(&small));
+    assert_eq!(
+        kept_lines(&dir.join("fast/kept")),
+        kept_lines(&dir.join("small/kept"))
+    );
+    assert!(
+        std::fs::metadata(dir.join("small/kept/part-2.jsonl.zst"))
+            .unwrap()
+            .len()
+            <= std::fs::metadata(dir.join("fast/kept/part-2.jsonl.zst"))
+                .unwrap()
+                .len()
+    );
+    // gzip takes 0 to 9: refused before the corpus is read.
+    let bad = run("bad", "12");
+    assert_eq!(code(&bad), 1, "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("gzip level 12"), "{}", stderr(&bad));
+    assert!(!dir.join("bad/work").exists());
+}
