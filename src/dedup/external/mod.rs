@@ -24,6 +24,13 @@
 //!    so every cluster's root is the document it keeps; the result does not
 //!    depend on the order of the links, hence not on threads or budget.
 //!
+//! A run [`against`](ExternalOptions::against) a [`DedupIndex`] also looks
+//! every content key and band key up in the index during **pairs**, verifies
+//! the pairs with indexed documents during **verify**, and lets a cluster
+//! that reaches the index drop all its members during **cluster**; with
+//! [`update_index`](ExternalOptions::update_index) a fifth stage, **index**,
+//! adds the run's documents to the index.
+//!
 //! Each stage ends with a marker file; a run started again with the same
 //! settings, input and work directory skips the finished stages. The report
 //! streams the decisions from the work directory in input order.
@@ -184,9 +191,10 @@ impl ExternalOptions {
 
     /// The memory budget in bytes, at least [`MIN_MEMORY`]. It bounds the
     /// buffers of the stages (sorted runs, pair lists); the clustering
-    /// stage also holds 4 bytes per document and the verification stage 16
-    /// bytes per representative document, and the source holds its own
-    /// read-ahead.
+    /// stage also holds 4 bytes per document (8 in a run against an index,
+    /// whose update holds 4 more), the verification stage 16 bytes per
+    /// representative document and a bit per document, and the source holds
+    /// its own read-ahead.
     #[must_use]
     pub fn with_memory(mut self, bytes: usize) -> Self {
         self.memory = bytes.max(MIN_MEMORY);
