@@ -112,6 +112,11 @@ impl<T: Tokenizer> SimHashDedup<T> {
         self.max_distance
     }
 
+    /// What happens to documents without a token.
+    pub fn empty_documents(&self) -> EmptyDocuments {
+        self.empty
+    }
+
     /// Deduplicates `(id, text)` items, keeping the first document of each
     /// cluster in input order.
     ///
@@ -276,7 +281,7 @@ impl<T: Tokenizer> SimHashDedup<T> {
     }
 
     /// Rejects `k > 64`.
-    fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         if self.max_distance > MAX_DISTANCE {
             return Err(Error::Config(format!(
                 "SimHash max distance must be at most {MAX_DISTANCE}; got {}",

@@ -26,20 +26,31 @@ pub fn run(a: &DedupArgs) -> CliResult {
     let start = Instant::now();
     let method = Method::from_args(a)?;
     if let Some(corpus) = crate::outofcore::plan(a)? {
-        let Method::MinHash { dedup, .. } = &method else {
-            return Err(CliError::Usage(
-                "out-of-core dedup (several inputs, compressed or large input, --memory or \
-                 --work-dir) supports --algo minhash and minhash-fast"
-                    .into(),
-            ));
-        };
         #[cfg(feature = "store")]
         if a.store.is_some() {
             return Err(CliError::Usage(
                 "--store works with one uncompressed input deduplicated in memory".into(),
             ));
         }
-        return crate::outofcore::run(a, corpus, dedup, method.to_json());
+        if a.against.is_some() && !matches!(method, Method::MinHash { .. }) {
+            return Err(CliError::Usage(
+                "--against works with --algo minhash and minhash-fast: a dedup index holds \
+                 MinHash band keys"
+                    .into(),
+            ));
+        }
+        let json = method.to_json();
+        return match &method {
+            Method::MinHash { dedup, .. } => {
+                crate::outofcore::run(a, corpus, &|s, o| dedup.run_external(s, o), json)
+            }
+            Method::SimHashWords(d) => {
+                crate::outofcore::run(a, corpus, &|s, o| d.run_external(s, o), json)
+            }
+            Method::SimHashShingles { dedup, .. } => {
+                crate::outofcore::run(a, corpus, &|s, o| dedup.run_external(s, o), json)
+            }
+        };
     }
     let input = &a.inputs[0];
     let mut outputs = Outputs::open(a)?;

@@ -14,7 +14,6 @@ use std::time::Instant;
 use txtfp::corpus::{
     Compression, Corpus, Format, Key, ReadOptions, ResolveOptions, WriteOptions, Writer,
 };
-use txtfp::dedup::MinHashDedup;
 use txtfp::dedup::Similarity;
 use txtfp::dedup::external::{CorpusSource, DedupIndex, ExternalOptions, ExternalReport, SkipLog};
 
@@ -53,11 +52,17 @@ pub fn plan(a: &DedupArgs) -> CliResult<Option<Corpus>> {
     Ok(needed.then_some(corpus))
 }
 
-/// Runs the out-of-core engine over `corpus` with the MinHash `dedup`.
+/// A method's out-of-core run (`MinHashDedup::run_external` or
+/// `SimHashDedup::run_external`).
+pub type RunExternal<'a> =
+    dyn Fn(&CorpusSource<'_>, &ExternalOptions) -> txtfp::Result<ExternalReport> + 'a;
+
+/// Runs the out-of-core engine over `corpus` with `dedup`, the method
+/// `method` describes.
 pub fn run(
     a: &DedupArgs,
     corpus: Corpus,
-    dedup: &MinHashDedup,
+    dedup: &RunExternal<'_>,
     method: serde_json::Value,
 ) -> CliResult {
     let start = Instant::now();
@@ -124,7 +129,7 @@ pub fn run(
     if let Some(index) = &a.against {
         options = options.against(index).update_index(a.update_index);
     }
-    let report = dedup.run_external(&source, &options);
+    let report = dedup(&source, &options);
     let report = report.map_err(|e| match e {
         txtfp::Error::Io(_) => resumable(CliError::from(e), None, &work_dir),
         other => CliError::from(other),
@@ -429,7 +434,8 @@ fn remove_stale_temporaries(dir: &Path) -> CliResult {
 
 /// `clusters.jsonl`: `{"cluster":I,"kept":ID,"size":N,"members":[ID,...]}`;
 /// `duplicates.jsonl`: one line per dropped document,
-/// `{"id":ID,"duplicate_of":ID,"cluster":I,"matched":ID,"jaccard":J}`.
+/// `{"id":ID,"duplicate_of":ID,"cluster":I,"matched":ID,"jaccard":J}` (or
+/// `"hamming":D` for SimHash).
 fn write_clusters(
     report: &ExternalReport,
     index: Option<&DedupIndex>,
@@ -471,12 +477,9 @@ fn write_clusters(
                     ids.get(d.position)?,
                     index_ids.get(x.position)?
                 );
-                if let Some((m, Similarity::Jaccard(j))) = x.link {
-                    line.push_str(&format!(
-                        ",\"matched\":{},\"jaccard\":{}",
-                        index_ids.get(m)?,
-                        (f64::from(j) * 1e4).round() / 1e4
-                    ));
+                if let Some((m, sim)) = x.link {
+                    line.push_str(&format!(",\"matched\":{}", index_ids.get(m)?));
+                    push_similarity(&mut line, sim);
                 }
                 line.push_str("}\n");
                 out.write_all(line.as_bytes())
@@ -494,11 +497,8 @@ fn write_clusters(
             if let Some(m) = d.matched {
                 line.push_str(&format!(",\"matched\":{}", ids.get(m)?));
             }
-            if let Some(Similarity::Jaccard(j)) = d.similarity {
-                line.push_str(&format!(
-                    ",\"jaccard\":{}",
-                    (f64::from(j) * 1e4).round() / 1e4
-                ));
+            if let Some(sim) = d.similarity {
+                push_similarity(&mut line, sim);
             }
             line.push_str("}\n");
             out.write_all(line.as_bytes())
@@ -508,6 +508,21 @@ fn write_clusters(
             .map_err(|e| CliError::write(&path.display().to_string(), e))?;
     }
     Ok(())
+}
+
+/// `,"jaccard":J` (four decimals) or `,"hamming":D`, as the in-memory
+/// run's files give them.
+fn push_similarity(line: &mut String, sim: Similarity) {
+    match sim {
+        Similarity::Jaccard(j) => {
+            line.push_str(&format!(
+                ",\"jaccard\":{}",
+                (f64::from(j) * 1e4).round() / 1e4
+            ));
+        }
+        Similarity::Hamming(h) => line.push_str(&format!(",\"hamming\":{h}")),
+        _ => {}
+    }
 }
 
 fn create(path: &Path) -> CliResult<std::io::BufWriter<std::fs::File>> {

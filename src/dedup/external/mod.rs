@@ -24,6 +24,17 @@
 //!    so every cluster's root is the document it keeps; the result does not
 //!    depend on the order of the links, hence not on threads or budget.
 //!
+//! [`SimHashDedup::run_external`](crate::dedup::SimHashDedup::run_external)
+//! runs the same stages for SimHash, giving the clusters of
+//! [`SimHashDedup::run_texts`](crate::dedup::SimHashDedup::run_texts): the
+//! sketch spills each signature; **pairs** links equal signatures as it
+//! links exact copies, leaving one document per signature value; **verify**
+//! sorts those values once per table of the radius's
+//! [`SimHashLayout`](crate::lsh::SimHashLayout) and links every pair of a
+//! table's group within `k` bits, each pair in the first table that
+//! proposes it. Nothing is read twice: the distance needs only the
+//! signatures.
+//!
 //! A run [`against`](ExternalOptions::against) a [`DedupIndex`] also looks
 //! every content key and band key up in the index during **pairs**, verifies
 //! the pairs with indexed documents during **verify**, and lets a cluster
@@ -65,6 +76,7 @@ mod pairs;
 mod records;
 mod report;
 mod runs;
+mod simhash;
 mod sketch;
 mod source;
 mod verify;
@@ -225,6 +237,83 @@ impl ExternalOptions {
     }
 }
 
+/// The stages of a run as they finish: their times, peak memory and the
+/// work directory's size after each.
+struct Stages<'a> {
+    work: &'a WorkDir,
+    done: Vec<StageReport>,
+}
+
+impl<'a> Stages<'a> {
+    fn new(work: &'a WorkDir) -> Self {
+        workdir::reset_peak_rss();
+        Self {
+            work,
+            done: Vec::with_capacity(5),
+        }
+    }
+
+    /// Runs (or resumes) the stage `name`: `f` returns its result and
+    /// whether it was read from the stage's marker. An I/O error is named
+    /// by the stage.
+    fn run<T>(&mut self, name: &'static str, f: impl FnOnce() -> Result<(T, bool)>) -> Result<T> {
+        let start = Instant::now();
+        let (out, resumed) = f().map_err(|e| in_stage(name, e))?;
+        self.done.push(StageReport {
+            name,
+            seconds: start.elapsed().as_secs_f64(),
+            resumed,
+            peak_rss: workdir::peak_rss(),
+            work_dir_bytes: self.work.size(),
+        });
+        workdir::reset_peak_rss();
+        Ok(out)
+    }
+
+    /// The report of the finished run.
+    fn report(
+        self,
+        sk: &sketch::Sketch,
+        cr: &cluster::Clustered,
+        counts: &Counts,
+        empty: super::EmptyDocuments,
+    ) -> ExternalReport {
+        let empty_dropped = if empty == super::EmptyDocuments::Drop {
+            sk.empty
+        } else {
+            0
+        };
+        let stats = DedupStats {
+            documents: sk.documents as usize,
+            kept: (sk.documents - cr.dropped - empty_dropped) as usize,
+            dropped: (cr.dropped + empty_dropped) as usize,
+            clusters: cr.clusters as usize,
+            empty: sk.empty as usize,
+            candidate_pairs: counts.candidates + counts.copies,
+            compared_pairs: counts.candidates + counts.copies,
+            verified_pairs: counts.verified + counts.copies,
+        };
+        let mut report = ExternalReport::new(
+            self.work.root().to_path_buf(),
+            sk.documents,
+            sk.bytes,
+            empty,
+            stats,
+            self.done,
+        );
+        report.indexed_duplicates = cr.indexed;
+        report
+    }
+}
+
+/// The pair counts of a run: links by collapse (equal texts, or equal
+/// signatures), then the candidate pairs compared and those verified.
+struct Counts {
+    copies: u64,
+    candidates: u64,
+    verified: u64,
+}
+
 /// Names the stage an I/O error happened in (its kind is kept, so a full
 /// disk stays `StorageFull`): the message then tells which work the
 /// resumed run will redo.
@@ -346,36 +435,18 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             ));
         }
         let work = WorkDir::open(options.work_dir(), &identity)?;
-        let mut stages = Vec::with_capacity(4);
-        let mut timed = |name: &'static str, resumed: bool, start: Instant, work: &WorkDir| {
-            stages.push(StageReport {
-                name,
-                seconds: start.elapsed().as_secs_f64(),
-                resumed,
-                peak_rss: workdir::peak_rss(),
-                work_dir_bytes: work.size(),
-            });
-            workdir::reset_peak_rss();
-        };
-        workdir::reset_peak_rss();
-
-        let start = Instant::now();
-        let (sk, resumed) = sketch::run(
-            &work,
+        let mut stages = Stages::new(&work);
+        let keys = sketch::BandKeys {
             fp,
-            banding.bands,
-            banding.rows,
-            self.empty_documents(),
-            source,
-            options,
-        )
-        .map_err(|e| in_stage(sketch::STAGE, e))?;
-        timed("sketch", resumed, start, &work);
-
-        let start = Instant::now();
-        let (pr, resumed) = pairs::run(&work, &sk, banding.bands, index.as_ref(), options)
-            .map_err(|e| in_stage(pairs::STAGE, e))?;
-        timed("pairs", resumed, start, &work);
+            bands: banding.bands,
+            rows: banding.rows,
+        };
+        let sk = stages.run(sketch::STAGE, || {
+            sketch::run(&work, &keys, self.empty_documents(), source, options)
+        })?;
+        let pr = stages.run(pairs::STAGE, || {
+            pairs::run(&work, &sk, banding.bands, index.as_ref(), options)
+        })?;
         if let Some(i) = &index {
             let meta = i.index.meta();
             let ours = meta.generation == pr.index_generation + 1
@@ -389,8 +460,6 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
                 ));
             }
         }
-
-        let start = Instant::now();
         let ctx = verify::Context {
             dedup: self,
             fp,
@@ -398,26 +467,18 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             options,
             index: index.as_ref(),
         };
-        let (vr, resumed) =
-            verify::run(&work, &sk, &pr, &ctx).map_err(|e| in_stage(verify::STAGE, e))?;
-        timed("verify", resumed, start, &work);
-
-        let start = Instant::now();
-        let (cr, resumed) = cluster::run(&work, &sk, &pr, &vr, index.is_some(), options)
-            .map_err(|e| in_stage(cluster::STAGE, e))?;
-        timed("cluster", resumed, start, &work);
+        let vr = stages.run(verify::STAGE, || verify::run(&work, &sk, &pr, &ctx))?;
+        let cr = stages.run(cluster::STAGE, || {
+            cluster::run(&work, &sk, &pr, &vr, index.is_some(), options)
+        })?;
 
         let mut index_added = 0;
         if let Some(i) = index.as_ref().filter(|i| i.update) {
-            let start = Instant::now();
-            let resumed = match work.marker(INDEX_STAGE)? {
-                Some(summary) => {
-                    index_added = sketch::summary_value(&summary, "added")?;
-                    true
-                }
+            index_added = stages.run(INDEX_STAGE, || match work.marker(INDEX_STAGE)? {
+                Some(summary) => Ok((sketch::summary_value(&summary, "added")?, true)),
                 None => {
                     let verify_dir = work.stage_dir(verify::STAGE, false)?;
-                    index_added = index::update::apply(
+                    let added = index::update::apply(
                         &i.index,
                         pr.index_generation,
                         pr.token,
@@ -427,39 +488,18 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
                             pairs_dir: &pr.dir,
                             verify_dir: &verify_dir,
                         },
-                    )
-                    .map_err(|e| in_stage(INDEX_STAGE, e))?;
-                    work.finish(INDEX_STAGE, &format!("added {index_added}\n"))?;
-                    false
+                    )?;
+                    work.finish(INDEX_STAGE, &format!("added {added}\n"))?;
+                    Ok((added, false))
                 }
-            };
-            timed(INDEX_STAGE, resumed, start, &work);
+            })?;
         }
-
-        let empty_dropped = if self.empty_documents() == super::EmptyDocuments::Drop {
-            sk.empty
-        } else {
-            0
+        let counts = Counts {
+            copies: pr.copies,
+            candidates: vr.candidates,
+            verified: vr.verified,
         };
-        let stats = DedupStats {
-            documents: sk.documents as usize,
-            kept: (sk.documents - cr.dropped - empty_dropped) as usize,
-            dropped: (cr.dropped + empty_dropped) as usize,
-            clusters: cr.clusters as usize,
-            empty: sk.empty as usize,
-            candidate_pairs: vr.candidates + pr.copies,
-            compared_pairs: vr.candidates + pr.copies,
-            verified_pairs: vr.verified + pr.copies,
-        };
-        let mut report = ExternalReport::new(
-            work.root().to_path_buf(),
-            sk.documents,
-            sk.bytes,
-            self.empty_documents(),
-            stats,
-            stages,
-        );
-        report.indexed_duplicates = cr.indexed;
+        let mut report = stages.report(&sk, &cr, &counts, self.empty_documents());
         report.index_added = index_added;
         Ok(report)
     }

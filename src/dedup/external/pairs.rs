@@ -7,7 +7,7 @@
 //! `m - 1` pairs however alike they are. Bands are merged in parallel, each
 //! into its own pair runs; the verification stage merges those.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
@@ -94,55 +94,9 @@ pub(super) fn run(
     let total = sk.documents * (bands as u64 + 1);
     let done = AtomicU64::new(0);
 
-    // Exact copies first: the buckets must not contain them. A text the
-    // index holds links its first copy here to the indexed one.
+    // Exact copies first: the buckets must not contain them.
     let update = index.is_some_and(|i| i.update);
-    let is_copy = Bits::new(n);
-    let mut copy_links =
-        Spiller::<EdgeRec>::new(&dir, "copies", options.memory() / 4 / EDGE_REC_BYTES);
-    let mut index_links =
-        Spiller::<EdgeRec>::new(&dir, "xcopies", options.memory() / 16 / EDGE_REC_BYTES);
-    let mut new_content =
-        Spiller::<ContentRec>::new(&dir, "newcontent", options.memory() / 16 / 20);
-    let mut content_table = match index {
-        Some(i) => i.index.content_table()?,
-        None => None,
-    };
-    let mut copies = 0u64;
-    let mut merge = Merge::<ContentRec>::open(&sk.content_runs()?)?;
-    let mut first: Option<ContentRec> = None;
-    while let Some(r) = merge.next_rec()? {
-        check_position(r.pos, sk.documents, "content runs")?;
-        match first {
-            Some(f) if f.hash == r.hash => {
-                is_copy.set(r.pos);
-                copies += 1;
-                for e in EdgeRec::both(f.pos, r.pos, 1.0) {
-                    copy_links.push(e)?;
-                }
-            }
-            _ => {
-                first = Some(r);
-                let indexed = match content_table.as_mut() {
-                    Some(t) => t.find(r.hash)?,
-                    None => None,
-                };
-                if let Some(at) = indexed {
-                    is_copy.set(r.pos);
-                    copies += 1;
-                    index_links.push(EdgeRec::both(r.pos, at.pos, 1.0)[0])?;
-                } else if update {
-                    new_content.push(r)?;
-                }
-            }
-        }
-    }
-    copy_links.finish()?;
-    index_links.finish()?;
-    new_content.finish()?;
-    if update {
-        is_copy.save(&dir.join("copies.bits"))?;
-    }
+    let (is_copy, copies) = collapse_copies(&dir, sk, index, options)?;
     done.fetch_add(sk.documents, Ordering::Relaxed);
     options.report(STAGE, done.load(Ordering::Relaxed), total);
 
@@ -248,6 +202,66 @@ pub(super) fn run(
         },
         false,
     ))
+}
+
+/// Merges the content runs: every exact copy links to the first copy (or,
+/// when the index holds its text, to the indexed one) and is marked in the
+/// returned bits, so that the buckets leave it out; also returns the number
+/// of copies. A run that updates its index keeps the new texts' keys
+/// (`newcontent-*.run`) and the copies' bits (`copies.bits`).
+pub(super) fn collapse_copies(
+    dir: &Path,
+    sk: &Sketch,
+    index: Option<&IndexUse>,
+    options: &ExternalOptions,
+) -> Result<(Bits, u64)> {
+    let update = index.is_some_and(|i| i.update);
+    let is_copy = Bits::new(sk.documents as usize);
+    let mut copy_links =
+        Spiller::<EdgeRec>::new(dir, "copies", options.memory() / 4 / EDGE_REC_BYTES);
+    let mut index_links =
+        Spiller::<EdgeRec>::new(dir, "xcopies", options.memory() / 16 / EDGE_REC_BYTES);
+    let mut new_content = Spiller::<ContentRec>::new(dir, "newcontent", options.memory() / 16 / 20);
+    let mut content_table = match index {
+        Some(i) => i.index.content_table()?,
+        None => None,
+    };
+    let mut copies = 0u64;
+    let mut merge = Merge::<ContentRec>::open(&sk.content_runs()?)?;
+    let mut first: Option<ContentRec> = None;
+    while let Some(r) = merge.next_rec()? {
+        check_position(r.pos, sk.documents, "content runs")?;
+        match first {
+            Some(f) if f.hash == r.hash => {
+                is_copy.set(r.pos);
+                copies += 1;
+                for e in EdgeRec::both(f.pos, r.pos, 1.0) {
+                    copy_links.push(e)?;
+                }
+            }
+            _ => {
+                first = Some(r);
+                let indexed = match content_table.as_mut() {
+                    Some(t) => t.find(r.hash)?,
+                    None => None,
+                };
+                if let Some(at) = indexed {
+                    is_copy.set(r.pos);
+                    copies += 1;
+                    index_links.push(EdgeRec::both(r.pos, at.pos, 1.0)[0])?;
+                } else if update {
+                    new_content.push(r)?;
+                }
+            }
+        }
+    }
+    copy_links.finish()?;
+    index_links.finish()?;
+    new_content.finish()?;
+    if update {
+        is_copy.save(&dir.join("copies.bits"))?;
+    }
+    Ok((is_copy, copies))
 }
 
 /// The first document of a bucket.

@@ -147,6 +147,33 @@ impl Rec for MemberRec {
     }
 }
 
+/// A SimHash signature filed under one table's key (the signature's bits
+/// under the table's mask): sorted by key, so the signatures that table
+/// makes candidates of each other are adjacent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct TableRec {
+    pub(crate) key: u64,
+    pub(crate) sig: u64,
+    pub(crate) pos: u32,
+}
+
+impl Rec for TableRec {
+    const SIZE: usize = 20;
+    const KIND: u32 = 6;
+    fn put(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.key.to_le_bytes());
+        out[8..16].copy_from_slice(&self.sig.to_le_bytes());
+        out[16..20].copy_from_slice(&self.pos.to_le_bytes());
+    }
+    fn get(b: &[u8]) -> Self {
+        Self {
+            key: u64_at(b, 0),
+            sig: u64_at(b, 8),
+            pos: u32_at(b, 16),
+        }
+    }
+}
+
 /// A document's id, hashed (XXH3-128 of its text): sorted by hash, then
 /// position, so the documents sharing an id are adjacent, the first of them
 /// first.

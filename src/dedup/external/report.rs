@@ -113,6 +113,36 @@ pub struct ExternalReport {
     work_dir: PathBuf,
     documents: u64,
     empty_policy: EmptyDocuments,
+    measure: Measure,
+}
+
+/// What the similarity stored with a link measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Measure {
+    /// Jaccard similarity, stored as it is.
+    Jaccard,
+    /// Hamming distance `d` between 64-bit signatures, stored as
+    /// `1 - d / 64` so that closer links sort first and an exact copy's
+    /// `1.0` means distance 0, as for Jaccard.
+    Hamming,
+}
+
+impl Measure {
+    /// The stored value of a link at Hamming distance `d`.
+    pub(crate) fn hamming(d: u32) -> f32 {
+        // Exact: (64 - d) / 64 is a multiple of 2^-6.
+        (64 - d.min(64)) as f32 / 64.0
+    }
+
+    /// The similarity a stored value stands for.
+    fn read(self, stored: f32) -> Similarity {
+        match self {
+            Self::Jaccard => Similarity::Jaccard(stored),
+            Self::Hamming => {
+                Similarity::Hamming((64.0 - stored * 64.0).round().clamp(0.0, 64.0) as u32)
+            }
+        }
+    }
 }
 
 impl ExternalReport {
@@ -133,7 +163,14 @@ impl ExternalReport {
             work_dir,
             documents,
             empty_policy,
+            measure: Measure::Jaccard,
         }
+    }
+
+    /// The report of a run whose links store `measure`.
+    pub(super) fn with_measure(mut self, measure: Measure) -> Self {
+        self.measure = measure;
+        self
     }
 
     /// The work directory holding the results.
@@ -188,6 +225,7 @@ impl ExternalReport {
                     next = merge.next_rec()?;
                 }
                 Some(IndexedLinks {
+                    measure: self.measure,
                     file: BufReader::with_capacity(1 << 16, f),
                     path: indexed_path,
                     merge,
@@ -215,6 +253,7 @@ impl ExternalReport {
                 self.documents as usize,
             )?,
             empty_policy: self.empty_policy,
+            measure: self.measure,
             pos: position,
             documents: self.documents,
         })
@@ -480,6 +519,7 @@ pub struct Decisions {
     indexed: Option<IndexedLinks>,
     empty: Bits,
     empty_policy: EmptyDocuments,
+    measure: Measure,
     pos: u64,
     documents: u64,
 }
@@ -530,7 +570,7 @@ impl Decisions {
             duplicate_of: dropped_dup.then_some(u64::from(kept)),
             cluster: in_cluster.then_some(u64::from(cluster)),
             matched: best.map(|e| u64::from(e.other)),
-            similarity: best.map(|e| Similarity::Jaccard(e.similarity())),
+            similarity: best.map(|e| self.measure.read(e.similarity())),
             empty,
             indexed,
         })
@@ -540,6 +580,7 @@ impl Decisions {
 /// What the decisions read of a run against an index: each document's
 /// original in the index (`indexed.bin`) and its own links to the index.
 struct IndexedLinks {
+    measure: Measure,
     file: BufReader<File>,
     path: PathBuf,
     merge: Merge<EdgeRec>,
@@ -562,7 +603,7 @@ impl IndexedLinks {
         }
         Ok((original != NONE).then(|| IndexedMatch {
             position: u64::from(original),
-            link: best.map(|e| (u64::from(e.other), Similarity::Jaccard(e.similarity()))),
+            link: best.map(|e| (u64::from(e.other), self.measure.read(e.similarity()))),
         }))
     }
 }

@@ -1,5 +1,6 @@
-//! Stage 1: fingerprint every document; spill its content key and band keys
-//! as sorted runs; record its id and whether it is empty.
+//! Stage 1: fingerprint every document; spill its content key and its keys
+//! (MinHash band keys, or the SimHash signature) as sorted runs; record its
+//! id and whether it is empty.
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
@@ -14,7 +15,7 @@ use super::{DocumentSource, ExternalOptions};
 use crate::classical::FingerprintBatch;
 use crate::classical::minhash::Scheme;
 use crate::dedup::EmptyDocuments;
-use crate::{Error, MinHashSig, Result};
+use crate::{Error, MinHashSig, Result, SimHash64};
 
 pub(super) const STAGE: &str = "sketch";
 
@@ -53,6 +54,55 @@ pub(super) fn runs_with_prefix(dir: &Path, prefix: &str) -> Result<Vec<PathBuf>>
     Ok(out)
 }
 
+/// What a method spills for each document: `keys()` keys, each sorted into
+/// its own runs (`band-BBB-*.run`).
+pub(super) trait Sketcher: Sync {
+    /// Keys per document.
+    fn keys(&self) -> usize;
+    /// The document's keys, or the fingerprinter's error.
+    fn sketch(&self, text: &str, buf: &mut String) -> Result<Vec<u64>>;
+}
+
+/// MinHash: one key per band, the band's rows hashed together.
+pub(super) struct BandKeys<'a, F> {
+    pub(super) fp: &'a F,
+    pub(super) bands: usize,
+    pub(super) rows: usize,
+}
+
+impl<F, S, const H: usize> Sketcher for BandKeys<'_, F>
+where
+    F: FingerprintBatch<Output = MinHashSig<H, S>> + Sync,
+    S: Scheme,
+{
+    fn keys(&self) -> usize {
+        self.bands
+    }
+
+    fn sketch(&self, text: &str, buf: &mut String) -> Result<Vec<u64>> {
+        let sig = self.fp.fingerprint_reusing(text, buf)?;
+        Ok((0..self.bands)
+            .map(|b| crate::lsh::band_key_at(&sig.hashes, self.rows, b))
+            .collect())
+    }
+}
+
+/// SimHash: the 64-bit signature itself, one key.
+pub(super) struct Signature<'a, F>(pub(super) &'a F);
+
+impl<F> Sketcher for Signature<'_, F>
+where
+    F: FingerprintBatch<Output = SimHash64> + Sync,
+{
+    fn keys(&self) -> usize {
+        1
+    }
+
+    fn sketch(&self, text: &str, buf: &mut String) -> Result<Vec<u64>> {
+        Ok(vec![self.0.fingerprint_reusing(text, buf)?.0])
+    }
+}
+
 /// In-memory bytes of one buffered band record (`BandRec` is padded to 16).
 const BAND_REC_BYTES: usize = 16;
 const CONTENT_REC_BYTES: usize = 32;
@@ -62,18 +112,15 @@ const CONTENT_REC_BYTES: usize = 32;
 pub(super) const MAX_DOCUMENTS: u64 = u32::MAX as u64 - 1;
 
 /// Runs stage 1, or reads its summary when it already finished.
-pub(super) fn run<F, S, D, const H: usize>(
+pub(super) fn run<K, D>(
     work: &WorkDir,
-    fp: &F,
-    bands: usize,
-    rows: usize,
+    sketcher: &K,
     empty_policy: EmptyDocuments,
     source: &D,
     options: &ExternalOptions,
 ) -> Result<(Sketch, bool)>
 where
-    F: FingerprintBatch<Output = MinHashSig<H, S>> + Sync,
-    S: Scheme,
+    K: Sketcher,
     D: DocumentSource + ?Sized,
 {
     if let Some(summary) = work.marker(STAGE)? {
@@ -81,6 +128,7 @@ where
         return Ok((parse_summary(&dir, &summary)?, true));
     }
     let dir = work.stage_dir(STAGE, true)?;
+    let bands = sketcher.keys();
     let band_cap = options.memory() / 2 / BAND_REC_BYTES / bands.max(1);
     let mut band_spill: Vec<Spiller<BandRec>> = (0..bands)
         .map(|b| Spiller::new(&dir, &format!("band-{b:03}"), band_cap))
@@ -112,12 +160,7 @@ where
             .par_iter()
             .map_init(String::new, |buf, d| {
                 let hash = xxhash_rust::xxh3::xxh3_128(d.text.as_bytes());
-                let keys = fp.fingerprint_reusing(d.text, buf).map(|sig| {
-                    (0..bands)
-                        .map(|b| crate::lsh::band_key_at(&sig.hashes, rows, b))
-                        .collect()
-                });
-                (hash, keys)
+                (hash, sketcher.sketch(d.text, buf))
             })
             .collect();
         for (d, (hash, keys)) in docs.iter().zip(sketched) {

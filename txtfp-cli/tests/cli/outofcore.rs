@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::*;
 use serde_json::Value;
-use txtfp::dedup::{EmptyDocuments, MinHashDedup};
+use txtfp::dedup::{EmptyDocuments, MinHashDedup, SimHashDedup};
 
 const SAMPLE: &str = "../examples/data/sample.jsonl";
 
@@ -108,6 +108,44 @@ fn sharded_compressed_input_matches_the_library_in_memory() {
 }
 
 #[test]
+fn simhash_out_of_core_matches_the_library_in_memory() {
+    let dir = fresh_dir("outofcore_simhash");
+    let (input, lines) = shards(&dir);
+    let out_dir = dir.join("out");
+    let out = txtfp(&[
+        "dedup",
+        input.to_str().unwrap(),
+        "--algo",
+        "simhash",
+        "--max-hamming",
+        "6",
+        "--output",
+        out_dir.to_str().unwrap(),
+        "--memory",
+        "64KiB",
+        "-q",
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let docs = corpus(&data(SAMPLE));
+    let lib = SimHashDedup::new()
+        .with_max_distance(6)
+        .with_empty_documents(EmptyDocuments::Keep)
+        .run_texts(&docs.iter().map(|d| d.1.as_str()).collect::<Vec<_>>())
+        .unwrap();
+    assert!(lib.stats.dropped > 0, "{:?}", lib.stats);
+    let expected: Vec<String> = lib.kept_ids().map(|p| lines[p as usize].clone()).collect();
+    assert_eq!(kept_lines(&out_dir.join("kept")), expected);
+    let dups = json_lines(&read(&out_dir.join("duplicates.jsonl")));
+    assert_eq!(dups.len(), lib.stats.dropped);
+    for d in &dups {
+        assert!(d["hamming"].as_u64().unwrap() <= 6, "{d}");
+    }
+    let report: Value = serde_json::from_str(&read(&out_dir.join("report.json"))).unwrap();
+    assert_eq!(report["method"]["algo"], "simhash");
+    assert_eq!(report["clusters"], lib.stats.clusters);
+}
+
+#[test]
 fn a_kept_work_dir_resumes_and_gives_the_same_output() {
     let dir = fresh_dir("outofcore_resume");
     let (input, _) = shards(&dir);
@@ -173,13 +211,15 @@ fn only_bad_records_fail_and_usage_errors_are_named() {
     let simhash = txtfp(&[
         "dedup",
         s,
-        s,
         "--algo",
         "simhash",
+        "--against",
+        dir.join("index").to_str().unwrap(),
         "--output",
         dir.join("o2").to_str().unwrap(),
     ]);
     assert_eq!(code(&simhash), 2, "{}", stderr(&simhash));
+    assert!(stderr(&simhash).contains("MinHash"), "{}", stderr(&simhash));
     let no_output = txtfp(&["dedup", s, "--memory", "1MiB"]);
     assert_eq!(code(&no_output), 2, "{}", stderr(&no_output));
     assert!(

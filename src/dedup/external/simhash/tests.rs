@@ -1,0 +1,306 @@
+//! The out-of-core SimHash run against the in-memory one, and its pair
+//! lister against a plain loop.
+
+use std::collections::BTreeSet;
+
+use super::super::tests::{corpus, in_pool, work_dir};
+use super::super::*;
+use super::Lister;
+use crate::dedup::{DedupReport, EmptyDocuments, SimHashDedup, Similarity};
+use crate::lsh::SimHashLayout;
+use crate::{Error, SimHash64, hamming};
+
+fn run(d: &SimHashDedup, texts: &[String], opts: &ExternalOptions, batch: usize) -> Outcome {
+    let report = d
+        .run_external(&TextSource::new(texts).with_batch(batch), opts)
+        .unwrap();
+    Outcome {
+        decisions: report.decisions().unwrap().map(Result::unwrap).collect(),
+        clusters: report
+            .clusters()
+            .unwrap()
+            .map(|c| c.map(|c| (c.kept, c.members)))
+            .collect::<Result<_>>()
+            .unwrap(),
+        report,
+    }
+}
+
+struct Outcome {
+    decisions: Vec<ExternalDecision>,
+    clusters: Vec<(u64, Vec<u64>)>,
+    report: ExternalReport,
+}
+
+/// Same decisions, clusters and counts as the in-memory run; every
+/// dropped document's closest link is within the radius.
+fn assert_same(mem: &DedupReport, ext: &Outcome, k: u32, what: &str) {
+    assert_eq!(mem.decisions.len(), ext.decisions.len(), "{what}");
+    for (m, e) in mem.decisions.iter().zip(&ext.decisions) {
+        assert_eq!(m.id, e.position, "{what}");
+        assert_eq!(
+            (m.keep, m.duplicate_of, m.cluster.map(|c| c as u64), m.empty),
+            (e.keep, e.duplicate_of, e.cluster, e.empty),
+            "{what}: document {}",
+            m.id
+        );
+        match e.similarity {
+            Some(Similarity::Hamming(h)) => assert!(h <= k, "{what}: {h}"),
+            None => assert!(e.cluster.is_none(), "{what}"),
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    let clusters: Vec<(u64, Vec<u64>)> = mem
+        .clusters
+        .iter()
+        .map(|c| (c.kept, c.members.clone()))
+        .collect();
+    assert_eq!(clusters, ext.clusters, "{what}");
+    let (m, e) = (&mem.stats, &ext.report.stats);
+    assert_eq!(
+        (m.documents, m.kept, m.dropped, m.empty, m.clusters),
+        (e.documents, e.kept, e.dropped, e.empty, e.clusters),
+        "{what}"
+    );
+    assert_eq!(
+        (m.candidate_pairs, m.verified_pairs),
+        (e.candidate_pairs, e.verified_pairs),
+        "{what}"
+    );
+}
+
+#[test]
+fn equals_in_memory_for_any_budget_and_thread_count() {
+    let texts = corpus(3000, 7, false);
+    let d = SimHashDedup::new();
+    let mem = d.run_texts(&texts).unwrap();
+    assert!(mem.stats.clusters > 100, "{:?}", mem.stats);
+    for (memory, threads, batch) in [
+        (MIN_MEMORY, 1, 97),
+        (MIN_MEMORY, 4, 1000),
+        (1 << 20, 2, 4096),
+        (DEFAULT_MEMORY, 3, 500),
+    ] {
+        let dir = work_dir("simhash-budgets");
+        let opts = ExternalOptions::new(&dir).with_memory(memory);
+        let ext = in_pool(threads, || run(&d, &texts, &opts, batch));
+        assert_same(
+            &mem,
+            &ext,
+            3,
+            &format!("memory {memory}, {threads} threads"),
+        );
+        if memory == MIN_MEMORY {
+            // The small budget really spilled.
+            let runs =
+                super::super::sketch::runs_with_prefix(&dir.join("sketch"), "band-000-").unwrap();
+            assert!(runs.len() >= 2, "{}", runs.len());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn equals_in_memory_for_every_radius_and_empty_policy() {
+    let texts = corpus(1500, 5, true);
+    for k in [0, 1, 2, 4, 5, 7] {
+        for empty in [EmptyDocuments::Keep, EmptyDocuments::Drop] {
+            let d = SimHashDedup::new()
+                .with_max_distance(k)
+                .with_empty_documents(empty);
+            let mem = d.run_texts(&texts).unwrap();
+            let dir = work_dir("simhash-radius");
+            let opts = ExternalOptions::new(&dir).with_memory(MIN_MEMORY);
+            let ext = in_pool(2, || run(&d, &texts, &opts, 300));
+            assert_same(&mem, &ext, k, &format!("k {k}, {empty:?}"));
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_similarity_is_the_distance_of_the_closest_link() {
+    let texts = corpus(800, 9, false);
+    let d = SimHashDedup::new().with_max_distance(5);
+    let dir = work_dir("simhash-similarity");
+    let ext = run(&d, &texts, &ExternalOptions::new(&dir), 100);
+    let fp = d.fingerprinter();
+    let sigs: Vec<SimHash64> = texts
+        .iter()
+        .map(|t| crate::Fingerprinter::fingerprint(fp, t).unwrap())
+        .collect();
+    let mut checked = 0;
+    for e in &ext.decisions {
+        let Some(m) = e.matched else { continue };
+        let p = e.position as usize;
+        let d_match = hamming(sigs[p], sigs[m as usize]);
+        assert_eq!(e.similarity, Some(Similarity::Hamming(d_match)));
+        // No document within the radius and in the cluster is closer.
+        let closest = ext
+            .decisions
+            .iter()
+            .filter(|o| o.position != e.position && o.cluster == e.cluster)
+            .map(|o| hamming(sigs[p], sigs[o.position as usize]))
+            .min()
+            .unwrap();
+        assert_eq!(d_match, closest, "document {p}");
+        checked += 1;
+    }
+    assert!(checked > 50, "{checked}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_run_resumes_after_its_last_finished_stage() {
+    let texts = corpus(2000, 3, false);
+    let d = SimHashDedup::new();
+    let dir = work_dir("simhash-resume");
+    let opts = ExternalOptions::new(&dir).with_memory(MIN_MEMORY);
+    let whole = run(&d, &texts, &opts, 100);
+    // As if killed during verify: its marker and the later ones are gone,
+    // its directory holds half-written files.
+    for stage in ["verify", "cluster"] {
+        std::fs::remove_file(dir.join(format!("{stage}.done"))).unwrap();
+    }
+    std::fs::write(dir.join("verify").join("table-003-00000.run"), b"partial").unwrap();
+    let again = run(&d, &texts, &opts, 100);
+    let resumed: Vec<bool> = again.report.stages.iter().map(|s| s.resumed).collect();
+    assert_eq!(resumed, [true, true, false, false]);
+    assert_eq!(again.decisions, whole.decisions);
+    assert_eq!(again.clusters, whole.clusters);
+    assert_eq!(again.report.stats, whole.report.stats);
+    // Other settings are another run.
+    let other = SimHashDedup::new().with_max_distance(4);
+    let err = other
+        .run_external(&TextSource::new(&texts), &opts)
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidInput(_)), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn settings_it_cannot_run_are_refused() {
+    let texts = corpus(50, 1, false);
+    let dir = work_dir("simhash-refused");
+    let too_far = SimHashDedup::new().with_max_distance(8);
+    let err = too_far
+        .run_external(&TextSource::new(&texts), &ExternalOptions::new(&dir))
+        .unwrap_err();
+    assert!(matches!(err, Error::Config(_)), "{err}");
+    let err = SimHashDedup::new()
+        .run_external(
+            &TextSource::new(&texts),
+            &ExternalOptions::new(&dir).against(dir.join("index")),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("MinHash"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Deterministic pseudo-random numbers.
+fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed | 1;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}
+
+/// Signatures that crowd one table's groups: a few centres, each with many
+/// variants a few bits away.
+fn crowded(n: usize, seed: u64) -> Vec<u64> {
+    let mut next = xorshift(seed);
+    let centres: Vec<u64> = (0..4).map(|_| next()).collect();
+    let mut sigs = BTreeSet::new();
+    while sigs.len() < n {
+        let mut s = centres[(next() % 4) as usize];
+        for _ in 0..next() % 6 {
+            s ^= 1 << (next() % 64);
+        }
+        sigs.insert(s);
+    }
+    sigs.into_iter().collect()
+}
+
+/// Every pair within `k` of `sigs`, listed table by table as the verify
+/// stage does (groups of equal keys, the lister's fast path included),
+/// and with each pair's distance.
+fn listed(sigs: &[u64], k: u32) -> Vec<(u32, u32, u32)> {
+    let layout = SimHashLayout::for_distance(k).unwrap();
+    let masks = layout.masks();
+    let mut out = Vec::new();
+    for (t, &mask) in masks.iter().enumerate() {
+        let lister = Lister::new(&masks[..t], !mask, k);
+        let mut order: Vec<(u64, u32)> = sigs
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, i as u32))
+            .collect();
+        order.sort_by_key(|&(s, p)| (s & mask, s, p));
+        for group in order.chunk_by_mut(|a, b| a.0 & mask == b.0 & mask) {
+            lister.pairs(group, |a, b, d| out.push((a.min(b), a.max(b), d)));
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn the_lister_finds_every_pair_within_k_once() {
+    for (k, n, seed) in [
+        (3, 600, 1),
+        (3, 2000, 2),
+        (1, 800, 3),
+        (5, 900, 4),
+        (7, 700, 5),
+        (2, 700, 6),
+    ] {
+        let sigs = crowded(n, seed);
+        let got = listed(&sigs, k);
+        let mut want = Vec::new();
+        for i in 0..sigs.len() {
+            for j in i + 1..sigs.len() {
+                let d = (sigs[i] ^ sigs[j]).count_ones();
+                if d <= k {
+                    want.push((i as u32, j as u32, d));
+                }
+            }
+        }
+        assert!(
+            want.len() > n / 4,
+            "k {k}: the test needs dense groups ({})",
+            want.len()
+        );
+        assert_eq!(got, want, "k {k}");
+    }
+}
+
+#[test]
+fn large_groups_are_cut_into_blocks() {
+    // One group far above the pair-by-pair size: the blocked path lists
+    // the same pairs and compares far fewer than all of them.
+    let mut next = xorshift(9);
+    let mask = SimHashLayout::for_distance(3).unwrap().masks()[0];
+    let base = next() & mask;
+    let mut group: Vec<(u64, u32)> = (0..4000u32).map(|i| (base | (next() & !mask), i)).collect();
+    let lister = Lister::new(&[], !mask, 3);
+    let mut fast = Vec::new();
+    let compared = lister.pairs(&mut group, |a, b, d| fast.push((a.min(b), a.max(b), d)));
+    let mut slow = Vec::new();
+    for i in 0..group.len() {
+        for j in i + 1..group.len() {
+            let d = (group[i].0 ^ group[j].0).count_ones();
+            if d <= 3 {
+                let (a, b) = (group[i].1, group[j].1);
+                slow.push((a.min(b), a.max(b), d));
+            }
+        }
+    }
+    fast.sort_unstable();
+    slow.sort_unstable();
+    assert_eq!(fast, slow);
+    let all = (group.len() * (group.len() - 1) / 2) as u64;
+    assert!(compared * 20 < all, "{compared} of {all}");
+}
