@@ -304,3 +304,75 @@ fn large_groups_are_cut_into_blocks() {
     let all = (group.len() * (group.len() - 1) / 2) as u64;
     assert!(compared * 20 < all, "{compared} of {all}");
 }
+
+#[test]
+fn copies_and_equal_signatures_cost_one_link_each() {
+    const N: usize = 20_000;
+    let d = SimHashDedup::new();
+    // Byte-identical texts, then distinct texts with one signature (case
+    // variants, equal after canonicalization).
+    let copies = vec!["a b".to_string(); N];
+    let word = "abcdefghijklmnopqrstu";
+    let variants: Vec<String> = (0..N)
+        .map(|v| {
+            word.chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if v >> i & 1 == 1 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    for texts in [copies, variants] {
+        let dir = work_dir("simhash-copies");
+        let ext = run(
+            &d,
+            &texts,
+            &ExternalOptions::new(&dir).with_memory(1 << 20),
+            4096,
+        );
+        assert_eq!(ext.clusters.len(), 1);
+        assert_eq!(ext.clusters[0].1.len(), N);
+        let s = ext.report.stats;
+        assert_eq!(
+            (s.candidate_pairs, s.verified_pairs),
+            (N as u64 - 1, N as u64 - 1)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn near_identical_documents_collapse_into_few_values() {
+    // A 200-word text with one word replaced per document: the signatures
+    // take few distinct values, so the links grow with the documents.
+    const N: usize = 20_000;
+    let base: Vec<String> = (0..200).map(|i| format!("word{i}")).collect();
+    let texts: Vec<String> = (0..N)
+        .map(|d| {
+            let mut w = base.clone();
+            w[d % 200] = format!("changed{d}");
+            w.join(" ")
+        })
+        .collect();
+    let d = SimHashDedup::new();
+    let mem = d.run_texts(&texts).unwrap();
+    let dir = work_dir("simhash-near");
+    let ext = run(
+        &d,
+        &texts,
+        &ExternalOptions::new(&dir).with_memory(1 << 20),
+        4096,
+    );
+    assert_same(&mem, &ext, 3, "near-identical");
+    assert!(
+        ext.report.stats.verified_pairs < 4 * N as u64,
+        "{:?}",
+        ext.report.stats
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
