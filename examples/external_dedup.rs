@@ -9,13 +9,46 @@
 //!
 //! `CORPUS.jsonl` holds `{"text": ...}` lines (e.g. corpus-large.jsonl made
 //! by the shared corpus generator). Without `MEMORY_MIB` the budget is
-//! 1024 MiB. The in-memory run is skipped when `TXTFP_SKIP_MEMORY=1`.
+//! 1024 MiB. The in-memory run is skipped when `TXTFP_SKIP_MEMORY=1`;
+//! `TXTFP_ALGO=simhash` runs `SimHashDedup` (radius 3) instead of
+//! `MinHashDedup`.
 
 use std::io::BufRead;
 use std::time::Instant;
 
-use txtfp::dedup::MinHashDedup;
-use txtfp::dedup::external::{ExternalOptions, TextSource};
+use txtfp::DedupReport;
+use txtfp::dedup::external::{ExternalOptions, ExternalReport, TextSource};
+use txtfp::dedup::{EmptyDocuments, MinHashDedup, SimHashDedup};
+
+/// A method's in-memory run.
+type InMemory = Box<dyn Fn(&[String]) -> txtfp::Result<DedupReport>>;
+/// The same method's out-of-core run.
+type External =
+    Box<dyn Fn(&TextSource<'_, String>, &ExternalOptions) -> txtfp::Result<ExternalReport>>;
+
+/// The two runs of one method: in memory, and out of core.
+struct Method {
+    in_memory: InMemory,
+    external: External,
+}
+
+fn method() -> Method {
+    if std::env::var("TXTFP_ALGO").as_deref() == Ok("simhash") {
+        let d = SimHashDedup::new().with_empty_documents(EmptyDocuments::Keep);
+        let e = d.clone();
+        Method {
+            in_memory: Box::new(move |t| d.run_texts(t)),
+            external: Box::new(move |s, o| e.run_external(s, o)),
+        }
+    } else {
+        let d = MinHashDedup::new().with_empty_documents(EmptyDocuments::Keep);
+        let e = d.clone();
+        Method {
+            in_memory: Box::new(move |t| d.run_texts(t)),
+            external: Box::new(move |s, o| e.run_external(s, o)),
+        }
+    }
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -40,13 +73,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         texts.len(),
         rayon::current_num_threads()
     );
-    let dedup = MinHashDedup::new().with_empty_documents(txtfp::dedup::EmptyDocuments::Keep);
+    let dedup = method();
 
     let mem = if std::env::var("TXTFP_SKIP_MEMORY").as_deref() == Ok("1") {
         None
     } else {
         let t = Instant::now();
-        let report = dedup.run_texts(&texts)?;
+        let report = (dedup.in_memory)(&texts)?;
         let s = t.elapsed().as_secs_f64();
         println!(
             "in memory:   {s:7.2} s  {:7.1} MB/s  kept {}  clusters {}",
@@ -59,7 +92,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let t = Instant::now();
     let opts = ExternalOptions::new(&work).with_memory(memory << 20);
-    let ext = dedup.run_external(&TextSource::new(&texts), &opts)?;
+    let ext = (dedup.external)(&TextSource::new(&texts), &opts)?;
     let s = t.elapsed().as_secs_f64();
     println!(
         "out of core: {s:7.2} s  {:7.1} MB/s  kept {}  clusters {}",
