@@ -488,7 +488,7 @@ impl<R: table::Keyed> Tables<R> {
     /// The record whose key is `key`, if any. A key is in at most one
     /// segment: an update adds only keys the index does not hold.
     pub(crate) fn find(&mut self, key: R::Key) -> Result<Option<R>> {
-        for t in &self.0 {
+        for t in &mut self.0 {
             if let Some(r) = t.find(key)? {
                 return Ok(Some(r));
             }
