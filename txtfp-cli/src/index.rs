@@ -32,6 +32,7 @@ pub fn run(c: &IndexCommand) -> CliResult {
                 "dir": index.display().to_string(),
                 "settings": i.settings(),
                 "generation": i.generation(),
+                "segments": i.segments(),
                 "documents": i.documents(),
                 "disk_bytes": bytes,
                 "bytes_per_document": if i.documents() > 0 { bytes as f64 / i.documents() as f64 } else { 0.0 },

@@ -406,11 +406,12 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
         let index = match &options.against {
             None => None,
             Some(dir) => {
-                let index = if options.update_index {
-                    index::DedupIndex::open_or_create(dir, &settings, banding.bands)?
-                } else {
-                    index::DedupIndex::open(dir)?
-                };
+                let index = index::DedupIndex::open_for_run(
+                    dir,
+                    &settings,
+                    banding.bands,
+                    options.update_index,
+                )?;
                 if index.settings() != settings {
                     return Err(crate::Error::InvalidInput(format!(
                         "{}: the index was built with other settings ({}) than this run's ({})",

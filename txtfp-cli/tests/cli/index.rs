@@ -104,6 +104,7 @@ fn deduping_against_an_index_keeps_what_one_run_over_both_keeps() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let second = info(&index);
     assert_eq!(second["generation"], 2);
+    assert_eq!(second["segments"], 2);
     assert!(second["documents"].as_u64().unwrap() > indexed, "{second}");
     let out = txtfp(&["index", "build", s(&a), "--index", s(&index)]);
     assert_eq!(code(&out), 1);

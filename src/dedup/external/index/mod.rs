@@ -7,23 +7,61 @@
 //! of each bucket and, per text, its first copy, and through the texts of
 //! those first documents for verification. The index holds exactly that:
 //!
-//! - `band-BBB.G.tab`: per band, one record `(band key, document)` per key,
-//!   the key's first document; `content.G.tab`: one record per distinct text
-//!   (XXH3-128), its first document ([`table`]);
+//! - `band-BBB.S.tab`: per band, records `(band key, document)`, one per
+//!   key, the key's first document; `content.S.tab`: one record per
+//!   distinct text (XXH3-128), its first document ([`table`]). Both are cut
+//!   into segments `S` (below);
 //! - `texts.dat` / `texts.idx`: the zstd-compressed text of every document
 //!   that leads a bucket, read back when a later document pairs with it;
 //! - `ids.dat` / `ids.idx`: every indexed document's id, for reports;
-//! - `index.meta`: the settings it was built with, its size and generation.
+//! - `index.meta`: the settings it was built with, its size, generation and
+//!   segments;
+//! - `index.lock`: locked by every run that uses the index (below).
 //!
 //! Documents are numbered in the order they were indexed; exact copies and
 //! empty documents are not indexed. A run against the index therefore makes
 //! the same decisions for its own documents as one run over the indexed
 //! corpus followed by its own (see
-//! [`ExternalOptions::against`](super::ExternalOptions::against)). Updating
-//! appends to the text and id files and writes the tables of the next
-//! generation beside the current ones; `index.meta` is replaced last, so a
-//! killed update leaves the previous generation intact. One process at a
-//! time may update an index.
+//! [`ExternalOptions::against`](super::ExternalOptions::against)).
+//!
+//! **Segments.** The keys an update adds are exactly those its run did not
+//! find in the index, so they are disjoint from every key already there.
+//! An update therefore writes them as a new segment (one sorted table per
+//! band and one content table, named by the update's generation) and
+//! rewrites nothing else; a lookup searches the segments (at most one can
+//! hold a key), each a binary search over its memory-mapped records. So
+//! that lookups stay fast, segments are merged size-tiered, as in an LSM
+//! tree: segments whose sizes (in documents) lie within a factor of
+//! [`FANOUT`](update::FANOUT) (4) of each other form a class, and when the
+//! new segment and the newest segments of its class or smaller number 4,
+//! the update writes them merged into its one segment instead
+//! ([`plan`](update::plan)). The newest segments of a class then number at
+//! most 3, so an index of `N` documents has `O(log N)` segments (at most
+//! `3 (log₄ N + 1) + 1`), and a document's keys are rewritten about once
+//! per class, `log₄ N` times over its life. An update much smaller than the
+//! index (the usual case) merges nothing, or only the small segments of
+//! recent updates, and costs time in proportion to its own documents.
+//!
+//! **Commit and crash safety.** An update appends to the text and id files
+//! and writes its segment's tables, all beside what `index.meta` names, then
+//! replaces `index.meta` (the commit point) and only then removes the
+//! segments it merged. A killed update leaves the previous state in force:
+//! the bytes it appended lie past the lengths the meta records (the next
+//! update truncates them), its tables are not named by the meta (they are
+//! removed, or rewritten by the resumed run). Tables are immutable once
+//! written.
+//!
+//! **Locking.** A run that updates the index holds an exclusive lock on
+//! `index.lock` from opening the index to its end, a run that only reads it
+//! a shared one (the operating system's file lock, released when the
+//! process ends, killed or not). A run whose lock conflicts is refused at
+//! once, so two updates never overlap and an update never removes a segment
+//! a reader has mapped.
+//!
+//! **Formats.** `index.meta` starts with its format: format 2 lists the
+//! segments; format 1, which had one table per band named by its
+//! generation, opens as an index of that one segment and is written as
+//! format 2 by its next update.
 
 pub(crate) mod table;
 pub(crate) mod update;
@@ -31,6 +69,7 @@ pub(crate) mod update;
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::records::{BandRec, ContentRec};
 use super::workdir::{io_error, read_exact_at, replace_file};
@@ -38,7 +77,13 @@ use crate::{Error, Result};
 use table::Table;
 
 const META: &str = "index.meta";
-const FORMAT: &str = "txtfp dedup index 1";
+/// The first line of `index.meta`: format 2 lists the segments.
+const FORMAT: &str = "txtfp dedup index 2";
+/// Format 1 had one table per band, of the current generation; it opens as
+/// an index of one segment.
+const FORMAT_1: &str = "txtfp dedup index 1";
+/// The lock file: updating runs lock it exclusively, other runs shared.
+const LOCK: &str = "index.lock";
 
 /// Longest text the index stores (its length is recorded in 32 bits).
 pub(crate) const MAX_TEXT: usize = u32::MAX as usize;
@@ -79,6 +124,9 @@ pub(crate) const MAX_TEXT: usize = u32::MAX as usize;
 pub struct DedupIndex {
     dir: PathBuf,
     meta: Meta,
+    /// The lock file, locked while a run uses the index; closing it (when
+    /// the last clone is dropped, or the process ends) releases the lock.
+    lock: Option<Arc<File>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,13 +142,23 @@ pub(crate) struct Meta {
     pub(crate) texts_bytes: u64,
     /// The token of the run that wrote this generation, `0` for none.
     pub(crate) updated_by: u64,
+    /// The segments of the band and content tables, oldest first.
+    pub(crate) segments: Vec<Segment>,
+}
+
+/// One segment: a table per band and a content table, named by the
+/// generation that wrote them, holding keys of `documents` documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Segment {
+    pub(crate) id: u64,
+    pub(crate) documents: u64,
 }
 
 impl Meta {
     fn render(&self) -> String {
         format!(
             "{FORMAT}\nsettings {}\nuid {:016x}\ngeneration {}\ndocuments {}\nbands {}\n\
-             ids_bytes {}\ntexts_bytes {}\nupdated_by {:016x}\n",
+             ids_bytes {}\ntexts_bytes {}\nupdated_by {:016x}\nsegments{}\n",
             self.settings,
             self.uid,
             self.generation,
@@ -108,7 +166,11 @@ impl Meta {
             self.bands,
             self.ids_bytes,
             self.texts_bytes,
-            self.updated_by
+            self.updated_by,
+            self.segments
+                .iter()
+                .map(|s| format!(" {}:{}", s.id, s.documents))
+                .collect::<String>()
         )
     }
 
@@ -119,10 +181,16 @@ impl Meta {
                 path.display()
             ))
         };
-        let mut lines = text.lines();
-        if lines.next() != Some(FORMAT) {
-            return Err(bad("unknown format line"));
-        }
+        let format = match text.lines().next() {
+            Some(FORMAT) => 2,
+            Some(FORMAT_1) => 1,
+            _ => {
+                return Err(bad(
+                    "unknown format line; an index written by a later txtfp may need that \
+                     version",
+                ));
+            }
+        };
         let field = |key: &str| -> Result<&str> {
             text.lines()
                 .find_map(|l| l.strip_prefix(key)?.strip_prefix(' '))
@@ -141,15 +209,55 @@ impl Meta {
         if bands == 0 || bands > 4096 {
             return Err(bad("bad `bands`"));
         }
+        let generation = num("generation")?;
+        let documents = num("documents")?;
+        let segments = if format == 1 {
+            // Generation `G` of format 1 is the one segment `G`.
+            match generation {
+                0 => Vec::new(),
+                g => vec![Segment { id: g, documents }],
+            }
+        } else {
+            let list = text
+                .lines()
+                .find_map(|l| l.strip_prefix("segments"))
+                .ok_or_else(|| bad("no `segments`"))?;
+            let segments = list
+                .split_ascii_whitespace()
+                .map(|entry| {
+                    let (id, docs) = entry.split_once(':')?;
+                    Some(Segment {
+                        id: id.parse().ok()?,
+                        documents: docs.parse().ok()?,
+                    })
+                })
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| bad("bad `segments`"))?;
+            // Segments are named by the generation that wrote them, so
+            // their names ascend and none is past the current generation;
+            // together they hold every document's keys.
+            let ascending = segments.windows(2).all(|w| w[0].id < w[1].id);
+            let total = segments
+                .iter()
+                .try_fold(0u64, |t, s| t.checked_add(s.documents));
+            if !ascending
+                || segments.iter().any(|s| s.id == 0 || s.id > generation)
+                || total != Some(documents)
+            {
+                return Err(bad("bad `segments`"));
+            }
+            segments
+        };
         Ok(Self {
             settings: field("settings")?.to_string(),
             uid: hex("uid")?,
-            generation: num("generation")?,
-            documents: num("documents")?,
+            generation,
+            documents,
             bands: bands as usize,
             ids_bytes: num("ids_bytes")?,
             texts_bytes: num("texts_bytes")?,
             updated_by: hex("updated_by")?,
+            segments,
         })
     }
 }
@@ -166,20 +274,53 @@ impl DedupIndex {
         let path = dir.join(META);
         let text = fs::read_to_string(&path).map_err(|e| io_error(&path, "cannot read", e))?;
         let meta = Meta::parse(&path, &text)?;
-        Ok(Self { dir, meta })
+        Ok(Self {
+            dir,
+            meta,
+            lock: None,
+        })
     }
 
-    /// Opens the index in `dir`, creating an empty one for `settings` when
-    /// the directory holds none.
-    pub(crate) fn open_or_create(dir: &Path, settings: &str, bands: usize) -> Result<Self> {
-        if dir.join(META).exists() {
-            return Self::open(dir);
+    /// Opens the index in `dir` for a run, holding its lock until the
+    /// returned value (and every clone) is dropped: exclusive for a run
+    /// that `update`s it (creating an empty index for `settings` when the
+    /// directory holds none), shared for one that only reads it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] at once when another run holds a lock that
+    /// conflicts, naming the directory.
+    pub(crate) fn open_for_run(
+        dir: &Path,
+        settings: &str,
+        bands: usize,
+        update: bool,
+    ) -> Result<Self> {
+        if update {
+            fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create", e))?;
+        } else {
+            // A missing index is reported as such, not as a missing lock.
+            Self::open(dir)?;
         }
-        fs::create_dir_all(dir).map_err(|e| io_error(dir, "cannot create", e))?;
+        let lock = take_lock(dir, update)?;
+        // Read (or create) the index under the lock: no update can change
+        // it from now on.
+        let mut index = if update && !dir.join(META).exists() {
+            Self::create(dir, settings, bands)?
+        } else {
+            Self::open(dir)?
+        };
+        index.lock = lock.map(Arc::new);
+        Ok(index)
+    }
+
+    /// Creates an empty index for `settings` in `dir`, which must hold
+    /// nothing but the lock file.
+    fn create(dir: &Path, settings: &str, bands: usize) -> Result<Self> {
         if fs::read_dir(dir)
             .map_err(|e| io_error(dir, "cannot list", e))?
-            .next()
-            .is_some()
+            .flatten()
+            .any(|e| e.file_name() != LOCK)
         {
             return Err(Error::InvalidInput(format!(
                 "{}: the directory is not empty and holds no txtfp index; give an empty or \
@@ -205,6 +346,7 @@ impl DedupIndex {
             ids_bytes: 0,
             texts_bytes: 0,
             updated_by: 0,
+            segments: Vec::new(),
         };
         for name in ["ids.dat", "ids.idx", "texts.dat", "texts.idx"] {
             let p = dir.join(name);
@@ -214,6 +356,7 @@ impl DedupIndex {
         Ok(Self {
             dir: dir.to_path_buf(),
             meta,
+            lock: None,
         })
     }
 
@@ -238,18 +381,24 @@ impl DedupIndex {
         &self.meta.settings
     }
 
+    /// How many segments the band and content tables are in (see the
+    /// module documentation): each update adds at most one, and merges
+    /// segments of similar size so that there are few.
+    pub fn segments(&self) -> usize {
+        self.meta.segments.len()
+    }
+
     /// Bytes of the current generation's files.
     pub fn disk_bytes(&self) -> u64 {
         let mut total = self.meta.ids_bytes
             + self.meta.texts_bytes
             + 2 * 8 * self.meta.documents
             + fs::metadata(self.dir.join(META)).map_or(0, |m| m.len());
-        let g = self.meta.generation;
-        if g > 0 {
+        for s in &self.meta.segments {
             for b in 0..self.meta.bands {
-                total += fs::metadata(self.band_path(b, g)).map_or(0, |m| m.len());
+                total += fs::metadata(self.band_path(b, s.id)).map_or(0, |m| m.len());
             }
-            total += fs::metadata(self.content_path(g)).map_or(0, |m| m.len());
+            total += fs::metadata(self.content_path(s.id)).map_or(0, |m| m.len());
         }
         total
     }
@@ -296,28 +445,122 @@ impl DedupIndex {
         &self.meta
     }
 
-    pub(crate) fn band_path(&self, band: usize, generation: u64) -> PathBuf {
-        self.dir.join(format!("band-{band:03}.{generation}.tab"))
+    /// The table of `band` in segment `segment`.
+    pub(crate) fn band_path(&self, band: usize, segment: u64) -> PathBuf {
+        self.dir.join(format!("band-{band:03}.{segment}.tab"))
     }
 
-    pub(crate) fn content_path(&self, generation: u64) -> PathBuf {
-        self.dir.join(format!("content.{generation}.tab"))
+    /// The content table of segment `segment`.
+    pub(crate) fn content_path(&self, segment: u64) -> PathBuf {
+        self.dir.join(format!("content.{segment}.tab"))
     }
 
-    /// The band table of `band` for lookups, `None` while the index is empty.
-    pub(crate) fn band_table(&self, band: usize) -> Result<Option<Table<BandRec>>> {
-        match self.meta.generation {
-            0 => Ok(None),
-            g => Table::open(&self.band_path(band, g)).map(Some),
+    /// The segments of `band` for lookups, `None` while the index is empty.
+    pub(crate) fn band_table(&self, band: usize) -> Result<Option<Tables<BandRec>>> {
+        self.tables(|s| self.band_path(band, s))
+    }
+
+    /// The segments of the content table for lookups, `None` while the
+    /// index is empty.
+    pub(crate) fn content_table(&self) -> Result<Option<Tables<ContentRec>>> {
+        self.tables(|s| self.content_path(s))
+    }
+
+    fn tables<R: table::Keyed>(&self, path: impl Fn(u64) -> PathBuf) -> Result<Option<Tables<R>>> {
+        if self.meta.segments.is_empty() {
+            return Ok(None);
         }
+        let tables = self
+            .meta
+            .segments
+            .iter()
+            .map(|s| Table::open(&path(s.id)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some(Tables(tables)))
     }
+}
 
-    /// The content table for lookups, `None` while the index is empty.
-    pub(crate) fn content_table(&self) -> Result<Option<Table<ContentRec>>> {
-        match self.meta.generation {
-            0 => Ok(None),
-            g => Table::open(&self.content_path(g)).map(Some),
+/// The segments of one band's table, or of the content table, opened for
+/// lookups.
+pub(crate) struct Tables<R: table::Keyed>(Vec<Table<R>>);
+
+impl<R: table::Keyed> Tables<R> {
+    /// The record whose key is `key`, if any. A key is in at most one
+    /// segment: an update adds only keys the index does not hold.
+    pub(crate) fn find(&mut self, key: R::Key) -> Result<Option<R>> {
+        for t in &mut self.0 {
+            if let Some(r) = t.find(key)? {
+                return Ok(Some(r));
+            }
         }
+        Ok(None)
+    }
+}
+
+/// Opens (creating it) and locks the lock file of the index in `dir`:
+/// exclusively for an update, shared otherwise. `None` when a reading run
+/// cannot create the lock file (a read-only directory, which no update can
+/// change either).
+fn take_lock(dir: &Path, exclusive: bool) -> Result<Option<File>> {
+    let path = dir.join(LOCK);
+    let open = |write: bool| {
+        fs::OpenOptions::new()
+            .read(true)
+            .write(write)
+            .create(write)
+            .truncate(false)
+            .open(&path)
+    };
+    let file = if exclusive {
+        open(true).map_err(|e| io_error(&path, "cannot create", e))?
+    } else {
+        match open(false) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match open(true) {
+                Ok(f) => f,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::PermissionDenied
+                            | std::io::ErrorKind::ReadOnlyFilesystem
+                    ) =>
+                {
+                    return Ok(None);
+                }
+                Err(e) => return Err(io_error(&path, "cannot create", e)),
+            },
+            Err(e) => return Err(io_error(&path, "cannot open", e)),
+        }
+    };
+    let got = if exclusive {
+        file.try_lock()
+    } else {
+        file.try_lock_shared()
+    };
+    match got {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            // Only the message needs to know whether the holder updates:
+            // an updater's exclusive lock refuses a shared one too.
+            let updating = !exclusive
+                || open(false).is_ok_and(|f| {
+                    matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
+                });
+            Err(Error::InvalidInput(if updating {
+                format!(
+                    "{}: the index is being updated by another run; start this one when that \
+                     one has finished",
+                    dir.display()
+                )
+            } else {
+                format!(
+                    "{}: the index is being read by another run against it; start the update \
+                     when no run uses the index",
+                    dir.display()
+                )
+            }))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(io_error(&path, "cannot lock", e)),
     }
 }
 

@@ -1,12 +1,14 @@
 //! Sorted, immutable tables of fixed-size records with one record per key:
-//! the band and content tables of a dedup index.
+//! the segments of a dedup index's band and content tables.
 //!
 //! A table is a header, the records in key order, then a directory holding
-//! the first record of every block of [`BLOCK`] records. Opening a table
-//! reads only its directory (`12 / 1024` bytes per band record), so a lookup
-//! costs one binary search in memory and one block read; keys looked up in
-//! ascending order, as the merges produce them, mostly hit the block already
-//! read. Tables are written once under a new name and never changed.
+//! the first record of every block of [`BLOCK`] records. A table is read
+//! through a read-only memory map: opening it checks the header against the
+//! file's length and reads nothing else; a lookup is a binary search over
+//! the mapped directory, then over one block's mapped records, so only the
+//! pages a search touches are read, and the operating system's page cache
+//! keeps them for every run and process. Tables are written once under a
+//! new name and never changed.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -16,7 +18,7 @@ use super::super::runs::Rec;
 use super::super::workdir::{io_error, read_exact_at, replace_file};
 use crate::{Error, Result};
 
-/// Records per block.
+/// Records per block of the directory.
 pub(crate) const BLOCK: usize = 1024;
 
 const MAGIC: &[u8; 8] = b"TXFPTAB1";
@@ -29,6 +31,7 @@ pub(crate) trait Keyed: Rec {
 }
 
 /// Writes a table from records given in strictly ascending key order.
+/// Returns the number of records.
 pub(crate) fn write_table<R: Keyed>(
     path: &Path,
     records: impl Iterator<Item = Result<R>>,
@@ -85,61 +88,109 @@ pub(crate) fn write_table<R: Keyed>(
 /// A table opened for lookups.
 pub(crate) struct Table<R: Keyed> {
     path: PathBuf,
-    file: File,
-    count: u64,
-    dir: Vec<R>,
-    /// The block last read: its number and records.
-    cached: Option<(usize, Vec<R>)>,
+    map: memmap2::Mmap,
+    count: usize,
+    /// The block of the last lookup (`usize::MAX` before the first), and
+    /// its records: ascending lookups search it many times over.
+    last: usize,
+    block: Vec<R>,
+    _rec: core::marker::PhantomData<R>,
 }
 
 impl<R: Keyed> Table<R> {
-    /// Opens the table at `path`, checking its header against its length.
+    /// Maps the table at `path`, checking its header against its length.
     pub(crate) fn open(path: &Path) -> Result<Self> {
         let file = File::open(path).map_err(|e| io_error(path, "cannot open", e))?;
         let count = check_header::<R>(&file, path)?;
-        let blocks = count.div_ceil(BLOCK as u64) as usize;
-        let mut bytes = vec![0u8; blocks * R::SIZE];
-        read_exact_at(&file, &mut bytes, HEADER + count * R::SIZE as u64)
-            .map_err(|e| io_error(path, "cannot read the directory", e))?;
-        let dir = bytes.chunks_exact(R::SIZE).map(R::get).collect();
+        let count = usize::try_from(count).map_err(|_| corrupt(path))?;
+        // SAFETY: the map is read-only and owned by the table. Index tables
+        // are written once under a temporary name, renamed into place and
+        // never modified or truncated afterwards; an update removes a table
+        // only while it holds the index's exclusive lock, which no run
+        // reading the index can hold at the same time (a run holds its
+        // shared lock for as long as it uses its tables). The length was
+        // checked against the header above, and every read through the map
+        // is bounds-checked.
+        let map =
+            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| io_error(path, "cannot map", e))?;
+        if map.len() as u64 != expected_len::<R>(count as u64).unwrap_or(u64::MAX) {
+            return Err(corrupt(path));
+        }
         Ok(Self {
             path: path.to_path_buf(),
-            file,
+            map,
             count,
-            dir,
-            cached: None,
+            last: usize::MAX,
+            block: Vec::new(),
+            _rec: core::marker::PhantomData,
         })
     }
 
     /// Number of records.
     #[cfg(test)]
     pub(crate) fn len(&self) -> u64 {
-        self.count
+        self.count as u64
     }
 
-    /// The record whose key is `key`, if any.
+    /// The record at `i` of the records (below `len`), or of the
+    /// directory (`len` and up).
+    fn at(&self, i: usize) -> Result<R> {
+        let start = HEADER as usize + i * R::SIZE;
+        self.map
+            .get(start..start + R::SIZE)
+            .map(R::get)
+            .ok_or_else(|| corrupt(&self.path))
+    }
+
+    /// The record whose key is `key`, if any: a binary search over the
+    /// mapped directory for the block, then over the block's records. The
+    /// block of the previous lookup, and the one after it, are tried first,
+    /// and the records of the last block are kept decoded: the pairs stage
+    /// asks for keys in ascending order, so most lookups search only a
+    /// block in memory. (Measured on the 1 GB corpus's index, binary
+    /// searches straight over the mapped directory and records took the
+    /// pairs stage about 1.75 times as long.)
     pub(crate) fn find(&mut self, key: R::Key) -> Result<Option<R>> {
-        let block = match self.dir.partition_point(|r| r.key() <= key) {
-            0 => return Ok(None),
-            b => b - 1,
+        let blocks = self.count.div_ceil(BLOCK);
+        let first_of = |b: usize| self.at(self.count + b).map(|r| r.key());
+        let holds = |b: usize| -> Result<bool> {
+            Ok(b < blocks && first_of(b)? <= key && (b + 1 == blocks || key < first_of(b + 1)?))
         };
-        if self.cached.as_ref().is_none_or(|(b, _)| *b != block) {
-            let first = (block * BLOCK) as u64;
-            let n = (self.count - first).min(BLOCK as u64) as usize;
-            let mut bytes = vec![0u8; n * R::SIZE];
-            read_exact_at(&self.file, &mut bytes, HEADER + first * R::SIZE as u64)
-                .map_err(|e| io_error(&self.path, "cannot read", e))?;
-            self.cached = Some((block, bytes.chunks_exact(R::SIZE).map(R::get).collect()));
+        let block = if holds(self.last)? {
+            self.last
+        } else if holds(self.last.wrapping_add(1))? {
+            self.last.wrapping_add(1)
+        } else {
+            let (mut lo, mut hi) = (0usize, blocks);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if first_of(mid)? <= key {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            match lo.checked_sub(1) {
+                Some(b) => b,
+                None => return Ok(None),
+            }
+        };
+        if self.last != block || self.block.is_empty() {
+            let start = HEADER as usize + block * BLOCK * R::SIZE;
+            let end = HEADER as usize + (block * BLOCK + BLOCK).min(self.count) * R::SIZE;
+            let bytes = self
+                .map
+                .get(start..end)
+                .ok_or_else(|| corrupt(&self.path))?;
+            self.block.clear();
+            self.block.extend(bytes.chunks_exact(R::SIZE).map(R::get));
+            self.last = block;
         }
-        let records = self
-            .cached
-            .as_ref()
-            .map(|(_, r)| r.as_slice())
-            .unwrap_or(&[]);
-        Ok(records
+        Ok(self
+            .block
             .binary_search_by(|r| r.key().cmp(&key))
             .ok()
-            .map(|i| records[i]))
+            .map(|i| self.block[i]))
     }
 
     /// Every record in order.
@@ -160,27 +211,42 @@ impl<R: Keyed> Table<R> {
     }
 }
 
+fn corrupt(path: &Path) -> Error {
+    Error::Corrupt(format!(
+        "{}: not a complete index table of this kind (header or length wrong)",
+        path.display()
+    ))
+}
+
+/// The length of a table of `count` records.
+fn expected_len<R: Keyed>(count: u64) -> Option<u64> {
+    count
+        .checked_add(count.div_ceil(BLOCK as u64))
+        .and_then(|n| n.checked_mul(R::SIZE as u64))
+        .and_then(|n| n.checked_add(HEADER))
+}
+
+/// Checks the header of the table in `file` against the file's length and
+/// returns its number of records.
 fn check_header<R: Keyed>(file: &File, path: &Path) -> Result<u64> {
     let len = file
         .metadata()
         .map_err(|e| io_error(path, "cannot stat", e))?
         .len();
     let mut header = [0u8; HEADER as usize];
+    if len < HEADER {
+        return Err(corrupt(path));
+    }
     read_exact_at(file, &mut header, 0).map_err(|e| io_error(path, "cannot read", e))?;
     let kind = u32::from_le_bytes(header[8..12].try_into().unwrap_or_default());
     let size = u32::from_le_bytes(header[12..16].try_into().unwrap_or_default());
     let count = u64::from_le_bytes(header[16..24].try_into().unwrap_or_default());
-    let blocks = count.div_ceil(BLOCK as u64);
-    let expected = count
-        .checked_add(blocks)
-        .and_then(|n| n.checked_mul(R::SIZE as u64))
-        .and_then(|n| n.checked_add(HEADER));
-    if &header[..8] != MAGIC || kind != R::KIND || size as usize != R::SIZE || expected != Some(len)
+    if &header[..8] != MAGIC
+        || kind != R::KIND
+        || size as usize != R::SIZE
+        || expected_len::<R>(count) != Some(len)
     {
-        return Err(Error::Corrupt(format!(
-            "{}: not a complete index table of this kind (header or length wrong)",
-            path.display()
-        )));
+        return Err(corrupt(path));
     }
     Ok(count)
 }
@@ -262,6 +328,76 @@ mod tests {
             Table::<BandRec>::open(&path),
             Err(Error::Corrupt(_))
         ));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn lookups_find_each_key_in_its_segment_among_many() {
+        let dir = std::env::temp_dir().join(format!("txtfp-segments-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Twelve segments of disjoint keys, interleaved and of sizes from
+        // none to several blocks, as updates and compactions leave them.
+        let segments = 12u64;
+        let mut tables = Vec::new();
+        for s in 0..segments {
+            let path = dir.join(format!("s{s}.tab"));
+            let n = (s * s * 97) % (3 * BLOCK as u64);
+            let recs = (0..n).map(|i| {
+                Ok(BandRec {
+                    key: (i * segments + s) * 2,
+                    pos: (s * 10_000 + i) as u32,
+                })
+            });
+            write_table(&path, recs).unwrap();
+            tables.push(Table::<BandRec>::open(&path).unwrap());
+        }
+        let sizes: Vec<u64> = tables.iter().map(Table::len).collect();
+        let mut all = super::super::Tables(tables);
+        for key in 0..(3 * BLOCK as u64 * segments * 2) {
+            let (i, s) = (key / 2 / segments, key / 2 % segments);
+            let want = (key % 2 == 0 && i < sizes[s as usize]).then(|| BandRec {
+                key,
+                pos: (s * 10_000 + i) as u32,
+            });
+            assert_eq!(all.find(key).unwrap(), want, "key {key}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_damaged_table_is_a_corrupt_error_naming_it() {
+        let dir = std::env::temp_dir().join(format!("txtfp-table-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.tab");
+        let recs: Vec<BandRec> = (0..3000u64).map(|i| BandRec { key: i, pos: 0 }).collect();
+        write_table(&path, recs.iter().copied().map(Ok)).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let mut damaged: Vec<Vec<u8>> = vec![
+            Vec::new(),
+            good[..HEADER as usize - 1].to_vec(),
+            good[..HEADER as usize].to_vec(),
+            good[..good.len() - 1].to_vec(),
+            [good.as_slice(), &[0]].concat(),
+        ];
+        for at in [0, 8, 12, 16, 23] {
+            let mut b = good.clone();
+            b[at] ^= 0x40;
+            damaged.push(b);
+        }
+        for (k, bytes) in damaged.into_iter().enumerate() {
+            std::fs::write(&path, bytes).unwrap();
+            for err in [
+                Table::<BandRec>::open(&path).err(),
+                Table::<BandRec>::scan(&path).err(),
+                Table::<super::super::super::records::ContentRec>::open(&path).err(),
+            ] {
+                assert!(
+                    matches!(&err, Some(Error::Corrupt(m)) if m.contains("t.tab")),
+                    "{k}: {:?}",
+                    err.map(|e| e.to_string())
+                );
+            }
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

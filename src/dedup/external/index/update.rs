@@ -2,10 +2,13 @@
 //!
 //! Every document of the run that is neither an exact copy (of the index or
 //! of an earlier document of the run) nor empty gets the next index
-//! position, its id, and its text when it leads a bucket. The band and
-//! content tables of the next generation are the current ones merged with
-//! the keys the run met first; the two never share a key, since a key the
-//! index holds is never recorded as new.
+//! position, its id, and its text when it leads a bucket. The keys the run
+//! met first go into one new segment per band (and one of the content
+//! table); they are exactly the keys the run did not find in the index, so
+//! no other segment holds them. The new segment absorbs the newest segments
+//! when [`plan`] says so (size-tiered compaction, see the
+//! [index documentation](super)); the segments it absorbed are removed
+//! once `index.meta` names the new list.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -18,8 +21,8 @@ use super::super::records::{BandRec, ContentRec};
 use super::super::runs::Merge;
 use super::super::sketch::runs_with_prefix;
 use super::super::workdir::{Bits, io_error};
-use super::table::{Keyed, Table, write_table};
-use super::{DedupIndex, Meta, write_meta};
+use super::table::{Keyed, Scan, Table, write_table};
+use super::{DedupIndex, Meta, Segment, write_meta};
 use crate::{Error, Result};
 
 /// What the run left for the index, all in its work directory.
@@ -74,26 +77,39 @@ pub(crate) fn apply(index: &DedupIndex, base: u64, token: u64, new: &NewDocs<'_>
     let texts_bytes = append_texts(dir, &meta, new, &at)?;
 
     let generation = base + 1;
-    (0..meta.bands).into_par_iter().try_for_each(|band| {
-        let runs = runs_with_prefix(new.pairs_dir, &format!("newkeys-{band:03}-"))?;
+    let mut segments = meta.segments.clone();
+    if added > 0 {
+        let sizes: Vec<u64> = segments.iter().map(|s| s.documents).collect();
+        let merged = segments.split_off(segments.len() - plan(&sizes, added));
+        let old_ids: Vec<u64> = merged.iter().map(|s| s.id).collect();
+        (0..meta.bands).into_par_iter().try_for_each(|band| {
+            let runs = runs_with_prefix(new.pairs_dir, &format!("newkeys-{band:03}-"))?;
+            let old: Vec<PathBuf> = old_ids
+                .iter()
+                .map(|&s| current.band_path(band, s))
+                .collect();
+            merge_into(
+                &old,
+                &runs,
+                &at,
+                &current.band_path(band, generation),
+                |r: BandRec, pos| BandRec { key: r.key, pos },
+            )
+        })?;
+        let runs = runs_with_prefix(new.pairs_dir, "newcontent-")?;
+        let old: Vec<PathBuf> = old_ids.iter().map(|&s| current.content_path(s)).collect();
         merge_into(
-            &current.band_path(band, base),
-            base,
+            &old,
             &runs,
             &at,
-            &current.band_path(band, generation),
-            |r: BandRec, pos| BandRec { key: r.key, pos },
-        )
-    })?;
-    let runs = runs_with_prefix(new.pairs_dir, "newcontent-")?;
-    merge_into(
-        &current.content_path(base),
-        base,
-        &runs,
-        &at,
-        &current.content_path(generation),
-        |r: ContentRec, pos| ContentRec { hash: r.hash, pos },
-    )?;
+            &current.content_path(generation),
+            |r: ContentRec, pos| ContentRec { hash: r.hash, pos },
+        )?;
+        segments.push(Segment {
+            id: generation,
+            documents: added + merged.iter().map(|s| s.documents).sum::<u64>(),
+        });
+    }
 
     write_meta(
         dir,
@@ -103,11 +119,45 @@ pub(crate) fn apply(index: &DedupIndex, base: u64, token: u64, new: &NewDocs<'_>
             ids_bytes,
             texts_bytes,
             updated_by: token,
+            segments: segments.clone(),
             ..meta
         },
     )?;
-    remove_other_generations(dir, generation);
+    remove_unlisted(dir, &segments);
     Ok(added)
+}
+
+/// Segments of one size class that an update lets stand: the `FANOUT`-th
+/// is merged with them.
+pub(crate) const FANOUT: usize = 4;
+
+/// The size class of a segment of `documents` documents: segments whose
+/// sizes are within a factor [`FANOUT`] of each other share one.
+fn class(documents: u64) -> u32 {
+    documents.max(1).ilog(FANOUT as u64)
+}
+
+/// How many of the newest `segments` (their sizes in documents, oldest
+/// first) an update that adds `new` documents merges into its segment.
+///
+/// Size-tiered: while the new segment and the newest segments of its size
+/// class or smaller are [`FANOUT`] or more, it absorbs them (and may so
+/// reach the next class). So the newest segments of a class are fewer than
+/// `FANOUT` after an update, and a document's keys are rewritten about once
+/// per class they pass through, `log_FANOUT` of the index size times in
+/// all; an update that absorbs nothing writes only its own keys.
+pub(crate) fn plan(segments: &[u64], new: u64) -> usize {
+    let (mut take, mut total) = (0usize, new);
+    loop {
+        let rest = &segments[..segments.len() - take];
+        let c = class(total);
+        let run = rest.iter().rev().take_while(|&&s| class(s) <= c).count();
+        if run + 1 < FANOUT {
+            return take;
+        }
+        take += run;
+        total += rest[rest.len() - run..].iter().sum::<u64>();
+    }
 }
 
 pub(crate) fn changed(dir: &Path, base: u64, now: u64) -> Error {
@@ -118,33 +168,29 @@ pub(crate) fn changed(dir: &Path, base: u64, now: u64) -> Error {
     ))
 }
 
-/// Writes the table at `out`: the records of `old` (absent at generation
-/// 0) merged with the new runs' records, whose run positions `at` turns
-/// into index positions.
+/// Writes the table at `out`: the records of the `old` segments merged
+/// with the new runs' records, whose run positions `at` turns into index
+/// positions.
 fn merge_into<R: Keyed + HasPos>(
-    old: &Path,
-    base: u64,
+    old: &[PathBuf],
     runs: &[PathBuf],
     at: &[u32],
     out: &Path,
     place: impl Fn(R, u32) -> R,
 ) -> Result<()> {
-    let mut old_recs: Peekable<Box<dyn Iterator<Item = Result<R>>>> = if base == 0 {
-        (Box::new(core::iter::empty()) as Box<dyn Iterator<Item = Result<R>>>).peekable()
-    } else {
-        (Box::new(Table::<R>::scan(old)?) as Box<dyn Iterator<Item = Result<R>>>).peekable()
-    };
+    let mut old_recs = MergeTables::<R>::open(old)?;
     let mut merge = Merge::<R>::open(runs)?;
     let mut fresh = merge.next_rec()?;
     let records = core::iter::from_fn(move || -> Option<Result<R>> {
         let take_old = match (old_recs.peek(), fresh) {
-            (None, None) => return None,
-            (Some(Err(_)), _) | (Some(Ok(_)), None) => true,
-            (Some(Ok(o)), Some(f)) => o.key() < f.key(),
-            (None, Some(_)) => false,
+            (Err(e), _) => return Some(Err(e)),
+            (Ok(None), None) => return None,
+            (Ok(Some(_)), None) => true,
+            (Ok(Some(o)), Some(f)) => o.key() < f.key(),
+            (Ok(None), Some(_)) => false,
         };
         if take_old {
-            return old_recs.next();
+            return old_recs.next().transpose();
         }
         let f = fresh?;
         let pos = at.get(f.pos() as usize).copied().unwrap_or(u32::MAX);
@@ -161,6 +207,59 @@ fn merge_into<R: Keyed + HasPos>(
         Some(Ok(place(f, pos)))
     });
     write_table(out, records).map(|_| ())
+}
+
+/// The records of several segments in key order. The segments are few (a
+/// compaction merges fewer than [`FANOUT`] per size class), so the next
+/// record is found by looking at each segment's first.
+struct MergeTables<R: Keyed> {
+    scans: Vec<Peekable<Scan<R>>>,
+}
+
+impl<R: Keyed> MergeTables<R> {
+    fn open(paths: &[PathBuf]) -> Result<Self> {
+        Ok(Self {
+            scans: paths
+                .iter()
+                .map(|p| Table::<R>::scan(p).map(Iterator::peekable))
+                .collect::<Result<_>>()?,
+        })
+    }
+
+    /// The segment whose next record comes first, `Err` when a read failed.
+    fn first(&mut self) -> Result<Option<usize>> {
+        let mut best: Option<(usize, R::Key)> = None;
+        for (i, s) in self.scans.iter_mut().enumerate() {
+            match s.peek() {
+                None => {}
+                Some(Err(_)) => {
+                    return match s.next() {
+                        Some(Err(e)) => Err(e),
+                        _ => Ok(None),
+                    };
+                }
+                Some(Ok(r)) if best.is_none_or(|(_, k)| r.key() < k) => {
+                    best = Some((i, r.key()));
+                }
+                Some(Ok(_)) => {}
+            }
+        }
+        Ok(best.map(|(i, _)| i))
+    }
+
+    fn peek(&mut self) -> Result<Option<R>> {
+        match self.first()? {
+            Some(i) => Ok(self.scans[i].peek().and_then(|r| r.as_ref().ok()).copied()),
+            None => Ok(None),
+        }
+    }
+
+    fn next(&mut self) -> Result<Option<R>> {
+        match self.first()? {
+            Some(i) => self.scans[i].next().transpose(),
+            None => Ok(None),
+        }
+    }
 }
 
 /// The run position a new-key record carries.
@@ -335,14 +434,30 @@ fn append_texts(dir: &Path, meta: &Meta, new: &NewDocs<'_>, at: &[u32]) -> Resul
     Ok(total)
 }
 
-/// Removes the tables of every generation but `keep`: the previous one, and
-/// any a killed update left.
-fn remove_other_generations(dir: &Path, keep: u64) {
-    let keep = format!(".{keep}.tab");
+/// Removes the tables of every segment `segments` does not name: those an
+/// update merged into a new one, and what a killed update left (tables of
+/// a segment it did not commit, temporary files).
+fn remove_unlisted(dir: &Path, segments: &[Segment]) {
     if let Ok(entries) = fs::read_dir(dir) {
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".tab") && !name.ends_with(&keep) {
+            let Some(stem) = name
+                .strip_suffix(".tab")
+                .or_else(|| name.strip_suffix(".tab.tmp"))
+            else {
+                continue;
+            };
+            let Some((table, id)) = stem.rsplit_once('.') else {
+                continue;
+            };
+            let ours = table == "content"
+                || table
+                    .strip_prefix("band-")
+                    .is_some_and(|b| !b.is_empty() && b.bytes().all(|c| c.is_ascii_digit()));
+            let listed = id
+                .parse::<u64>()
+                .is_ok_and(|id| segments.iter().any(|s| s.id == id));
+            if ours && !(listed && name.ends_with(".tab")) {
                 let _ = fs::remove_file(e.path());
             }
         }
