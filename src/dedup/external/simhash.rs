@@ -216,16 +216,8 @@ fn tables(
     k: u32,
     options: &ExternalOptions,
 ) -> Result<(Verified, bool)> {
-    if let Some(summary) = work.marker(verify::STAGE)? {
-        let dir = work.stage_dir(verify::STAGE, false)?;
-        return Ok((
-            Verified {
-                dir,
-                candidates: summary_value(&summary, "candidates")?,
-                verified: summary_value(&summary, "verified")?,
-            },
-            true,
-        ));
+    if let Some(done) = Verified::finished(work)? {
+        return Ok((done, true));
     }
     let dir = work.stage_dir(verify::STAGE, true)?;
     let values = runs_with_prefix(&pr.dir, "values-")?;
@@ -301,19 +293,7 @@ fn tables(
     // As in memory, where the index proposes only the pairs within `k`:
     // every candidate is a link.
     let verified = verified.into_inner();
-    let candidates = verified;
-    work.finish(
-        verify::STAGE,
-        &format!("candidates {candidates}\nverified {verified}\n"),
-    )?;
-    Ok((
-        Verified {
-            dir,
-            candidates,
-            verified,
-        },
-        false,
-    ))
+    Ok((Verified::finish(work, dir, verified, verified)?, false))
 }
 
 /// Lists the pairs within `k` bits of one table's group, each pair once

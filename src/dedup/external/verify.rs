@@ -47,6 +47,36 @@ pub(super) struct Verified {
 }
 
 impl Verified {
+    /// The stage's result read from its marker, if it finished.
+    pub(super) fn finished(work: &WorkDir) -> Result<Option<Self>> {
+        let Some(summary) = work.marker(STAGE)? else {
+            return Ok(None);
+        };
+        Ok(Some(Self {
+            dir: work.stage_dir(STAGE, false)?,
+            candidates: summary_value(&summary, "candidates")?,
+            verified: summary_value(&summary, "verified")?,
+        }))
+    }
+
+    /// Marks the stage finished with its counts.
+    pub(super) fn finish(
+        work: &WorkDir,
+        dir: PathBuf,
+        candidates: u64,
+        verified: u64,
+    ) -> Result<Self> {
+        work.finish(
+            STAGE,
+            &format!("candidates {candidates}\nverified {verified}\n"),
+        )?;
+        Ok(Self {
+            dir,
+            candidates,
+            verified,
+        })
+    }
+
     /// The runs of verified links.
     pub(super) fn edge_runs(&self) -> Result<Vec<PathBuf>> {
         super::sketch::runs_with_prefix(&self.dir, "edges-")
@@ -71,16 +101,8 @@ where
     S: Scheme,
     D: DocumentSource + ?Sized,
 {
-    if let Some(summary) = work.marker(STAGE)? {
-        let dir = work.stage_dir(STAGE, false)?;
-        return Ok((
-            Verified {
-                dir,
-                candidates: summary_value(&summary, "candidates")?,
-                verified: summary_value(&summary, "verified")?,
-            },
-            true,
-        ));
+    if let Some(done) = Verified::finished(work)? {
+        return Ok((done, true));
     }
     let dir = work.stage_dir(STAGE, true)?;
     let options: &ExternalOptions = ctx.options;
@@ -275,18 +297,7 @@ where
     }
     drop(store);
     let _ = std::fs::remove_file(dir.join("sketches.dat"));
-    work.finish(
-        STAGE,
-        &format!("candidates {candidates}\nverified {verified}\n"),
-    )?;
-    Ok((
-        Verified {
-            dir,
-            candidates,
-            verified,
-        },
-        false,
-    ))
+    Ok((Verified::finish(work, dir, candidates, verified)?, false))
 }
 
 fn changed_source(what: &str) -> Error {
