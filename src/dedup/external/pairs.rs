@@ -23,7 +23,7 @@ pub(super) const STAGE: &str = "pairs";
 
 /// In-memory bytes of a buffered pair or link record.
 const PAIR_REC_BYTES: usize = 8;
-const EDGE_REC_BYTES: usize = 12;
+pub(super) const EDGE_REC_BYTES: usize = 12;
 
 /// What the pairs stage leaves for the others.
 pub(super) struct Pairs {

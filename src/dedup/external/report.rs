@@ -94,7 +94,8 @@ const ID_CHECK_DIR: &str = "id-check";
 /// In-memory bytes of one buffered [`IdRec`] (padded to 16-byte alignment).
 const ID_REC_BYTES: usize = 32;
 
-/// The result of [`MinHashDedup::run_external`](crate::dedup::MinHashDedup::run_external):
+/// The result of [`MinHashDedup::run_external`](crate::dedup::MinHashDedup::run_external)
+/// or [`SimHashDedup::run_external`](crate::dedup::SimHashDedup::run_external):
 /// counts and stage figures in memory, the per-document decisions and the
 /// clusters streamed from the work directory.
 #[derive(Clone, Debug)]

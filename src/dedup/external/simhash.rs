@@ -23,11 +23,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::pairs::{self, Pairs, collapse_copies};
+use super::pairs::{self, EDGE_REC_BYTES, Pairs, collapse_copies};
 use super::records::{BandRec, EdgeRec, TableRec};
 use super::report::Measure;
 use super::runs::{Merge, Spiller, check_position, for_each_merged};
-use super::sketch::{self, Sketch, runs_with_prefix, summary_value};
+use super::sketch::{self, BAND_REC_BYTES, Sketch, runs_with_prefix, summary_value};
 use super::verify::{self, Verified};
 use super::workdir::{WorkDir, io_error};
 use super::{Counts, DocumentSource, ExternalOptions, ExternalReport, Stages, cluster};
@@ -35,10 +35,8 @@ use crate::dedup::SimHashDedup;
 use crate::lsh::SimHashLayout;
 use crate::{Error, Result, Tokenizer};
 
-/// In-memory bytes of a buffered record.
-const BAND_REC_BYTES: usize = 16;
+/// In-memory bytes of a buffered table record (`TableRec` is padded to 24).
 const TABLE_REC_BYTES: usize = 24;
-const EDGE_REC_BYTES: usize = 12;
 /// Bytes a group member takes while its group's pairs are listed.
 const MEMBER_BYTES: usize = 16;
 

@@ -104,7 +104,7 @@ where
 }
 
 /// In-memory bytes of one buffered band record (`BandRec` is padded to 16).
-const BAND_REC_BYTES: usize = 16;
+pub(super) const BAND_REC_BYTES: usize = 16;
 const CONTENT_REC_BYTES: usize = 32;
 
 /// Largest number of documents one run addresses (positions are `u32`;

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use super::pairs::EDGE_REC_BYTES;
 use super::pairs::Pairs;
 use super::records::{EdgeRec, PairRec};
 use super::runs::{Merge, Spiller, check_position};
@@ -27,8 +28,6 @@ use crate::dedup::{MinHashDedup, Verification};
 use crate::{Error, MinHashSig, Result, Tokenizer};
 
 pub(super) const STAGE: &str = "verify";
-
-const EDGE_REC_BYTES: usize = 12;
 
 /// What the stage needs besides the work directory.
 pub(super) struct Context<'a, T: Tokenizer, F, D: ?Sized, const H: usize> {
