@@ -312,13 +312,17 @@ pub struct IndexBuildArgs {
     /// The index folder (created; must be new or empty).
     #[arg(long, value_name = "DIR")]
     pub index: PathBuf,
-    /// Method: `minhash` or `minhash-fast`, as the later runs will use.
+    /// Method, as the later runs will use.
     #[arg(long, value_enum, default_value_t = DedupAlgo::Minhash)]
     pub algo: DedupAlgo,
-    /// The threshold later runs will use (it sets the banding, which the
-    /// index is built for).
+    /// MinHash: the threshold later runs will use (it sets the banding,
+    /// which the index is built for).
     #[arg(long, default_value_t = 0.8, value_name = "J")]
     pub threshold: f32,
+    /// SimHash: the Hamming radius later runs will use (it sets the tables,
+    /// which the index is built for).
+    #[arg(long, default_value_t = 3, value_name = "BITS")]
+    pub max_hamming: u32,
     /// Column (JSONL key or Parquet field) holding the text.
     #[arg(long, default_value = "text", value_name = "NAME")]
     pub text_column: String,
@@ -353,7 +357,7 @@ impl IndexBuildArgs {
             inputs: self.inputs.clone(),
             algo: self.algo,
             threshold: self.threshold,
-            max_hamming: 3,
+            max_hamming: self.max_hamming,
             estimated: false,
             text_column: self.text_column.clone(),
             id_column: self.id_column.clone(),

@@ -32,13 +32,6 @@ pub fn run(a: &DedupArgs) -> CliResult {
                 "--store works with one uncompressed input deduplicated in memory".into(),
             ));
         }
-        if a.against.is_some() && !matches!(method, Method::MinHash { .. }) {
-            return Err(CliError::Usage(
-                "--against works with --algo minhash and minhash-fast: a dedup index holds \
-                 MinHash band keys"
-                    .into(),
-            ));
-        }
         let json = method.to_json();
         return match &method {
             Method::MinHash { dedup, .. } => {

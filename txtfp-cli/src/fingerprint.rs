@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use txtfp::classical::minhash::{FastMinHashFingerprinter, FastMinHashStreaming};
 use txtfp::classical::{TextEncoding, TextForm};
+use txtfp::corpus::{Corpus, Format as CorpusFormat, ReadOptions, ResolveOptions};
 use txtfp::{
     Canonicalizer, Fingerprinter, MinHashFingerprinter, MinHashStreaming, ShingleTokenizer,
     SimHashFingerprinter, SimHashStreaming, TlshFingerprinter, WordTokenizer,
@@ -14,8 +15,7 @@ use txtfp::{
 use crate::args::{Algo, FingerprintArgs, Format};
 use crate::dedup::check_k;
 use crate::error::{CliError, CliResult};
-use crate::input::{Source, display_name, read_all};
-use crate::jsonl::Columns;
+use crate::input::display_name;
 use crate::stream::{Limits, Stream, read_into};
 
 /// A configured fingerprinter that returns signatures as text.
@@ -210,9 +210,11 @@ fn text_file(
     Ok(Tally::default())
 }
 
-/// One signature per record of a JSONL file; bad records (unreadable, or
-/// that cannot be fingerprinted) are reported and skipped (with `--strict`,
-/// the first one stops the run).
+/// One signature per record of a JSONL file (plain, `.gz` or `.zst`),
+/// read block by block so that memory does not grow with the file; bad
+/// records (unreadable, or that cannot be fingerprinted) are reported and
+/// skipped (with `--strict`, the first one stops the run before its block
+/// is printed).
 fn jsonl_file(
     path: &Path,
     a: &FingerprintArgs,
@@ -221,41 +223,60 @@ fn jsonl_file(
     k: usize,
     out: &mut impl Write,
 ) -> CliResult<Tally> {
-    let cols = Columns {
-        text: &a.text_column,
-        id: &a.id_column,
-        extra: None,
-    };
     let name = display_name(path);
-    let source = Source::Jsonl {
-        name: name.clone(),
-        buf: read_all(path)?,
-    };
-    let (docs, skipped) = source.docs(cols, a.strict)?;
-    for s in &skipped {
-        eprintln!("txtfp: skipped {s}");
-    }
-    let sigs: Vec<txtfp::Result<String>> =
-        docs.par_iter().map(|d| signer.sign(&d.text, enc)).collect();
-    let mut tally = Tally {
-        printed: 0,
-        bad: skipped.len() as u64,
-        first_bad: skipped.first().map(ToString::to_string),
-    };
-    for (d, sig) in docs.iter().zip(sigs) {
-        match sig {
-            Ok(sig) => {
-                emit(out, a, k, &d.id, "", &sig)?;
-                tally.printed += 1;
+    let failed = |e: txtfp::corpus::CorpusError| CliError::Failed(e.to_string());
+    let corpus = Corpus::resolve(
+        [path],
+        &ResolveOptions::default().format(Some(CorpusFormat::Jsonl)),
+    )
+    .map_err(failed)?;
+    let opts = ReadOptions::default()
+        .text_column(&a.text_column)
+        .id_column(Some(&a.id_column));
+    let mut tally = Tally::default();
+    for shard in corpus.shards() {
+        for block in shard.blocks(&opts).map_err(failed)? {
+            let block = block.map_err(failed)?;
+            // (id, signature) per record, or why it was skipped.
+            let signed: Vec<Result<(String, txtfp::Result<String>), String>> = block
+                .par_records()
+                .map(|r| match r {
+                    Ok(d) => Ok((
+                        d.id.map_or_else(|| d.key.row.to_string(), |id| id.into_owned()),
+                        signer.sign(&d.text, enc),
+                    )),
+                    Err(skip) => Err(skip.to_string()),
+                })
+                .collect();
+            if a.strict {
+                for r in &signed {
+                    match r {
+                        Err(skip) => return Err(CliError::Failed(skip.clone())),
+                        Ok((id, Err(e))) => {
+                            return Err(CliError::Failed(format!("{name}: id {id}: {e}")));
+                        }
+                        Ok(_) => {}
+                    }
+                }
             }
-            Err(e) if a.strict => {
-                return Err(CliError::Failed(format!("{name}: id {}: {e}", d.id)));
-            }
-            Err(e) => {
-                let msg = format!("{name}: id {}: {e}", d.id);
-                eprintln!("txtfp: {msg}");
+            for r in signed {
+                let bad = match r {
+                    Ok((id, Ok(sig))) => {
+                        emit(out, a, k, &id, "", &sig)?;
+                        tally.printed += 1;
+                        continue;
+                    }
+                    Ok((id, Err(e))) => format!("{name}: id {id}: {e}"),
+                    Err(skip) => {
+                        eprintln!("txtfp: skipped {skip}");
+                        tally.bad += 1;
+                        tally.first_bad.get_or_insert(skip);
+                        continue;
+                    }
+                };
+                eprintln!("txtfp: {bad}");
                 tally.bad += 1;
-                tally.first_bad.get_or_insert(msg);
+                tally.first_bad.get_or_insert(bad);
             }
         }
     }

@@ -120,6 +120,92 @@ pub(crate) struct IndexUse {
     pub(crate) update: bool,
 }
 
+impl IndexUse {
+    /// Opens the index `options` name, if any, for a run whose fingerprint
+    /// and key settings are `settings` with `tables` key tables (bands).
+    fn open(options: &ExternalOptions, settings: &str, tables: usize) -> Result<Option<Self>> {
+        let Some(dir) = &options.against else {
+            return Ok(None);
+        };
+        let index = index::DedupIndex::open_for_run(dir, settings, tables, options.update_index)?;
+        if index.settings() != settings {
+            return Err(crate::Error::InvalidInput(format!(
+                "{}: the index was built with other settings ({}) than this run's ({})",
+                dir.display(),
+                index.settings(),
+                settings
+            )));
+        }
+        Ok(Some(Self {
+            index,
+            update: options.update_index,
+        }))
+    }
+
+    /// The line of the work directory's identity that names the index.
+    fn identity(&self) -> String {
+        format!(
+            "index {:016x} {} update {}\n",
+            self.index.meta().uid,
+            self.index.dir().display(),
+            self.update
+        )
+    }
+
+    /// Refuses to go on when the index changed since the pairs stage looked
+    /// keys up in it, unless the change is this run's own update.
+    fn check_unchanged(&self, work: &WorkDir, pr: &pairs::Pairs) -> Result<()> {
+        let meta = self.index.meta();
+        let ours = meta.generation == pr.index_generation + 1
+            && meta.updated_by == pr.token
+            && work.marker(cluster::STAGE)?.is_some();
+        if meta.generation != pr.index_generation && !ours {
+            return Err(index::update::changed(
+                self.index.dir(),
+                pr.index_generation,
+                meta.generation,
+            ));
+        }
+        Ok(())
+    }
+
+    /// The index stage of a run that updates its index: adds the run's
+    /// documents, their new keys (`newkeys-BBB-*.run` in `keys_dir`) and
+    /// the texts of `texts_dir`; returns how many documents it added.
+    fn add_run(
+        index: Option<&Self>,
+        stages: &mut Stages<'_>,
+        work: &WorkDir,
+        sk: &sketch::Sketch,
+        pr: &pairs::Pairs,
+        keys_dir: &Path,
+        texts_dir: Option<&Path>,
+    ) -> Result<u64> {
+        let Some(i) = index.filter(|i| i.update) else {
+            return Ok(0);
+        };
+        stages.run(INDEX_STAGE, || match work.marker(INDEX_STAGE)? {
+            Some(summary) => Ok((sketch::summary_value(&summary, "added")?, true)),
+            None => {
+                let added = index::update::apply(
+                    &i.index,
+                    pr.index_generation,
+                    pr.token,
+                    &index::update::NewDocs {
+                        documents: sk.documents,
+                        sketch_dir: &sk.dir,
+                        pairs_dir: &pr.dir,
+                        keys_dir,
+                        texts_dir,
+                    },
+                )?;
+                work.finish(INDEX_STAGE, &format!("added {added}\n"))?;
+                Ok((added, false))
+            }
+        })
+    }
+}
+
 /// What a progress callback is told: a stage, and how far it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StageProgress {
@@ -177,8 +263,9 @@ impl ExternalOptions {
     /// exactly as in that one run over both corpora: deduplicating `A` with
     /// [`update_index`](Self::update_index), then `B` against the index,
     /// keeps the `B` documents that deduplicating `A` then `B` together
-    /// keeps. The index's settings (fingerprinter, scheme, banding) must be
-    /// the run's; threshold and verification may differ.
+    /// keeps. The index's settings must be the run's: method, fingerprinter
+    /// and, for MinHash, scheme and banding (threshold and verification may
+    /// differ), for SimHash, the radius.
     #[must_use]
     pub fn against(mut self, dir: impl AsRef<Path>) -> Self {
         self.against = Some(dir.as_ref().to_path_buf());
@@ -403,37 +490,10 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             banding.bands,
             banding.rows
         );
-        let index = match &options.against {
-            None => None,
-            Some(dir) => {
-                let index = index::DedupIndex::open_for_run(
-                    dir,
-                    &settings,
-                    banding.bands,
-                    options.update_index,
-                )?;
-                if index.settings() != settings {
-                    return Err(crate::Error::InvalidInput(format!(
-                        "{}: the index was built with other settings ({}) than this run's ({})",
-                        dir.display(),
-                        index.settings(),
-                        settings
-                    )));
-                }
-                Some(IndexUse {
-                    index,
-                    update: options.update_index,
-                })
-            }
-        };
+        let index = IndexUse::open(options, &settings, banding.bands)?;
         let mut identity = identity;
         if let Some(i) = &index {
-            identity.push_str(&format!(
-                "index {:016x} {} update {}\n",
-                i.index.meta().uid,
-                i.index.dir().display(),
-                i.update
-            ));
+            identity.push_str(&i.identity());
         }
         let work = WorkDir::open(options.work_dir(), &identity)?;
         let mut stages = Stages::new(&work);
@@ -449,17 +509,7 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             pairs::run(&work, &sk, banding.bands, index.as_ref(), options)
         })?;
         if let Some(i) = &index {
-            let meta = i.index.meta();
-            let ours = meta.generation == pr.index_generation + 1
-                && meta.updated_by == pr.token
-                && work.marker(cluster::STAGE)?.is_some();
-            if meta.generation != pr.index_generation && !ours {
-                return Err(index::update::changed(
-                    i.index.dir(),
-                    pr.index_generation,
-                    meta.generation,
-                ));
-            }
+            i.check_unchanged(&work, &pr)?;
         }
         let ctx = verify::Context {
             dedup: self,
@@ -473,28 +523,15 @@ impl<T: Tokenizer + Sync, const H: usize> MinHashDedup<T, H> {
             cluster::run(&work, &sk, &pr, &vr, index.is_some(), options)
         })?;
 
-        let mut index_added = 0;
-        if let Some(i) = index.as_ref().filter(|i| i.update) {
-            index_added = stages.run(INDEX_STAGE, || match work.marker(INDEX_STAGE)? {
-                Some(summary) => Ok((sketch::summary_value(&summary, "added")?, true)),
-                None => {
-                    let verify_dir = work.stage_dir(verify::STAGE, false)?;
-                    let added = index::update::apply(
-                        &i.index,
-                        pr.index_generation,
-                        pr.token,
-                        &index::update::NewDocs {
-                            documents: sk.documents,
-                            sketch_dir: &sk.dir,
-                            pairs_dir: &pr.dir,
-                            verify_dir: &verify_dir,
-                        },
-                    )?;
-                    work.finish(INDEX_STAGE, &format!("added {added}\n"))?;
-                    Ok((added, false))
-                }
-            })?;
-        }
+        let index_added = IndexUse::add_run(
+            index.as_ref(),
+            &mut stages,
+            &work,
+            &sk,
+            &pr,
+            &pr.dir,
+            Some(&vr.dir),
+        )?;
         let counts = Counts {
             copies: pr.copies,
             candidates: vr.candidates,

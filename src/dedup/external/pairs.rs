@@ -37,6 +37,50 @@ pub(super) struct Pairs {
 }
 
 impl Pairs {
+    /// The stage's result read from its marker, if it finished.
+    pub(super) fn finished(work: &WorkDir) -> Result<Option<Self>> {
+        let Some(summary) = work.marker(STAGE)? else {
+            return Ok(None);
+        };
+        Ok(Some(Self {
+            dir: work.stage_dir(STAGE, false)?,
+            copies: summary_value(&summary, "copies")?,
+            index_generation: summary_value(&summary, "index_generation")?,
+            token: summary_value(&summary, "token")?,
+        }))
+    }
+
+    /// Marks the stage finished: `copies` links were made, the keys were
+    /// looked up in `index`'s current generation.
+    pub(super) fn finish(
+        work: &WorkDir,
+        dir: PathBuf,
+        copies: u64,
+        index: Option<&IndexUse>,
+    ) -> Result<Self> {
+        let index_generation = index.map_or(0, |i| i.index.generation());
+        // Tells this run's update of the index from any other run's.
+        let token = xxhash_rust::xxh3::xxh3_64(
+            format!(
+                "{}{:?}{}",
+                work.root().display(),
+                std::time::SystemTime::now(),
+                std::process::id()
+            )
+            .as_bytes(),
+        );
+        work.finish(
+            STAGE,
+            &format!("copies {copies}\nindex_generation {index_generation}\ntoken {token}\n"),
+        )?;
+        Ok(Self {
+            dir,
+            copies,
+            index_generation,
+            token,
+        })
+    }
+
     /// The candidate-pair runs of every band.
     pub(super) fn pair_runs(&self) -> Result<Vec<PathBuf>> {
         runs_with_prefix(&self.dir, "pairs-")
@@ -77,17 +121,8 @@ pub(super) fn run(
     index: Option<&IndexUse>,
     options: &ExternalOptions,
 ) -> Result<(Pairs, bool)> {
-    if let Some(summary) = work.marker(STAGE)? {
-        let dir = work.stage_dir(STAGE, false)?;
-        return Ok((
-            Pairs {
-                dir,
-                copies: summary_value(&summary, "copies")?,
-                index_generation: summary_value(&summary, "index_generation")?,
-                token: summary_value(&summary, "token")?,
-            },
-            true,
-        ));
+    if let Some(done) = Pairs::finished(work)? {
+        return Ok((done, true));
     }
     let dir = work.stage_dir(STAGE, true)?;
     let n = sk.documents as usize;
@@ -179,29 +214,7 @@ pub(super) fn run(
     }
     is_rep.save(&dir.join("reps.bits"))?;
     options.report(STAGE, total, total);
-    let index_generation = index.map_or(0, |i| i.index.generation());
-    let token = xxhash_rust::xxh3::xxh3_64(
-        format!(
-            "{}{:?}{}",
-            work.root().display(),
-            std::time::SystemTime::now(),
-            std::process::id()
-        )
-        .as_bytes(),
-    );
-    work.finish(
-        STAGE,
-        &format!("copies {copies}\nindex_generation {index_generation}\ntoken {token}\n"),
-    )?;
-    Ok((
-        Pairs {
-            dir,
-            copies,
-            index_generation,
-            token,
-        },
-        false,
-    ))
+    Ok((Pairs::finish(work, dir, copies, index)?, false))
 }
 
 /// Merges the content runs: every exact copy links to the first copy (or,

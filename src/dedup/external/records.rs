@@ -2,7 +2,8 @@
 
 use super::runs::Rec;
 
-/// A document's key in one band: sorted by key, then position, so a
+/// A document's key in one band (for SimHash: its signature, or its
+/// signature in a table's key order): sorted by key, then position, so a
 /// bucket's smallest position (its representative) comes first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct BandRec {
@@ -143,33 +144,6 @@ impl Rec for MemberRec {
         Self {
             cluster: u32_at(b, 0),
             pos: u32_at(b, 4),
-        }
-    }
-}
-
-/// A SimHash signature filed under one table's key (the signature's bits
-/// under the table's mask): sorted by key, so the signatures that table
-/// makes candidates of each other are adjacent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct TableRec {
-    pub(crate) key: u64,
-    pub(crate) sig: u64,
-    pub(crate) pos: u32,
-}
-
-impl Rec for TableRec {
-    const SIZE: usize = 20;
-    const KIND: u32 = 6;
-    fn put(&self, out: &mut [u8]) {
-        out[..8].copy_from_slice(&self.key.to_le_bytes());
-        out[8..16].copy_from_slice(&self.sig.to_le_bytes());
-        out[16..20].copy_from_slice(&self.pos.to_le_bytes());
-    }
-    fn get(b: &[u8]) -> Self {
-        Self {
-            key: u64_at(b, 0),
-            sig: u64_at(b, 8),
-            pos: u32_at(b, 16),
         }
     }
 }

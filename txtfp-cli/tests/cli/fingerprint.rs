@@ -154,6 +154,24 @@ fn jsonl_records() {
             minhash(5).fingerprint(&docs[0].1).unwrap().to_hex()
         )
     );
+    // Compressed JSONL, read block by block, gives the same lines.
+    let dir = fresh_dir("fingerprint_jsonl_zst");
+    let zst = dir.join("sample.jsonl.zst");
+    std::fs::write(
+        &zst,
+        zstd::encode_all(read(&data("../examples/data/sample.jsonl")).as_bytes(), 3).unwrap(),
+    )
+    .unwrap();
+    let compressed = txtfp(&[
+        "fingerprint",
+        "--jsonl",
+        "--format",
+        "hex",
+        zst.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&compressed), 0, "{}", stderr(&compressed));
+    assert_eq!(stdout(&compressed), stdout(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

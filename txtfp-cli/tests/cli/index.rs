@@ -135,3 +135,92 @@ fn deduping_against_an_index_keeps_what_one_run_over_both_keeps() {
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_simhash_index_works_as_a_minhash_one() {
+    let dir = fresh_dir("index_simhash");
+    let (a, b) = halves(&dir);
+    let index = dir.join("index");
+    let simhash = ["--algo", "simhash", "--max-hamming", "4"];
+    let out = txtfp(
+        &[
+            &["index", "build", s(&a), "--index", s(&index), "-q"][..],
+            &simhash,
+        ]
+        .concat(),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let first = info(&index);
+    assert!(
+        first["settings"].as_str().unwrap().starts_with("simhash"),
+        "{first}"
+    );
+    let against = dir.join("against");
+    let out = txtfp(
+        &[
+            &[
+                "dedup",
+                s(&b),
+                "--against",
+                s(&index),
+                "--output",
+                s(&against),
+                "-q",
+            ][..],
+            &simhash,
+        ]
+        .concat(),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let together = dir.join("together");
+    let out = txtfp(
+        &[
+            &[
+                "dedup",
+                s(&a),
+                s(&b),
+                "--output",
+                s(&together),
+                "--memory",
+                "64KiB",
+                "-q",
+            ][..],
+            &simhash,
+        ]
+        .concat(),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let kept = read(&against.join("kept/b.jsonl"));
+    assert_eq!(kept, read(&together.join("kept/b.jsonl")));
+    let dups = json_lines(&read(&against.join("duplicates.jsonl")));
+    let indexed: Vec<_> = dups.iter().filter(|d| d["indexed"] == true).collect();
+    assert!(!indexed.is_empty());
+    for d in &indexed {
+        if let Some(h) = d["hamming"].as_u64() {
+            assert!(h <= 4, "{d}");
+        }
+    }
+    // Other settings: another radius, or MinHash.
+    for other in [
+        &["--algo", "simhash", "--max-hamming", "2"][..],
+        &["--algo", "minhash"][..],
+    ] {
+        let out = txtfp(
+            &[
+                &[
+                    "dedup",
+                    s(&b),
+                    "--against",
+                    s(&index),
+                    "--output",
+                    s(&dir.join("other")),
+                ][..],
+                other,
+            ]
+            .concat(),
+        );
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert!(stderr(&out).contains("other settings"), "{}", stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -208,18 +208,6 @@ fn only_bad_records_fail_and_usage_errors_are_named() {
 
     let sample = data(SAMPLE);
     let s = sample.to_str().unwrap();
-    let simhash = txtfp(&[
-        "dedup",
-        s,
-        "--algo",
-        "simhash",
-        "--against",
-        dir.join("index").to_str().unwrap(),
-        "--output",
-        dir.join("o2").to_str().unwrap(),
-    ]);
-    assert_eq!(code(&simhash), 2, "{}", stderr(&simhash));
-    assert!(stderr(&simhash).contains("MinHash"), "{}", stderr(&simhash));
     let no_output = txtfp(&["dedup", s, "--memory", "1MiB"]);
     assert_eq!(code(&no_output), 2, "{}", stderr(&no_output));
     assert!(

@@ -18,6 +18,16 @@
 //!   segments;
 //! - `index.lock`: locked by every run that uses the index (below).
 //!
+//! **SimHash.** A SimHash run links every pair of signatures within its
+//! radius, not only pairs with a bucket's first document, so its index holds
+//! every distinct signature: `band-TTT.S.tab` holds, per table of the
+//! radius's layout, one record per indexed signature, the signature in the
+//! table's key order (which makes the signatures that agree under the
+//! table's mask one range of keys) and its first document. Links are
+//! checked on the signatures, so the index stores no texts (every document
+//! has an empty entry in `texts.idx`). The settings name the method, so a
+//! SimHash run refuses a MinHash index and the other way round.
+//!
 //! Documents are numbered in the order they were indexed; exact copies and
 //! empty documents are not indexed. A run against the index therefore makes
 //! the same decisions for its own documents as one run over the indexed
@@ -495,6 +505,24 @@ impl<R: table::Keyed> Tables<R> {
         }
         Ok(None)
     }
+
+    /// Appends to `out` the records of every segment whose keys lie in
+    /// `lo..=hi` (each segment's in key order), until `out` holds `most`;
+    /// returns whether every one of them fit.
+    pub(crate) fn range(
+        &self,
+        lo: R::Key,
+        hi: R::Key,
+        most: usize,
+        out: &mut Vec<R>,
+    ) -> Result<bool> {
+        for t in &self.0 {
+            if !t.range(lo, hi, most, out)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
 }
 
 /// Opens (creating it) and locks the lock file of the index in `dir`:
@@ -696,4 +724,4 @@ impl table::Keyed for ContentRec {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

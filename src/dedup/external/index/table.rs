@@ -193,6 +193,52 @@ impl<R: Keyed> Table<R> {
             .map(|i| self.block[i]))
     }
 
+    /// Appends to `out` the records whose keys lie in `lo..=hi`, in key
+    /// order, until `out` holds `most`; returns whether every one of them
+    /// fit. A binary search over the mapped directory finds the block of
+    /// `lo`, one over the block its first record; then the records are read
+    /// in order.
+    pub(crate) fn range(
+        &self,
+        lo: R::Key,
+        hi: R::Key,
+        most: usize,
+        out: &mut Vec<R>,
+    ) -> Result<bool> {
+        let blocks = self.count.div_ceil(BLOCK);
+        let (mut a, mut b) = (0usize, blocks);
+        while a < b {
+            let mid = a + (b - a) / 2;
+            if self.at(self.count + mid)?.key() <= lo {
+                a = mid + 1;
+            } else {
+                b = mid;
+            }
+        }
+        let block = a.saturating_sub(1);
+        let (mut i, mut end) = (block * BLOCK, (block * BLOCK + BLOCK).min(self.count));
+        while i < end {
+            let mid = i + (end - i) / 2;
+            if self.at(mid)?.key() < lo {
+                i = mid + 1;
+            } else {
+                end = mid;
+            }
+        }
+        while i < self.count {
+            let r = self.at(i)?;
+            if r.key() > hi {
+                break;
+            }
+            if out.len() >= most {
+                return Ok(false);
+            }
+            out.push(r);
+            i += 1;
+        }
+        Ok(true)
+    }
+
     /// Every record in order.
     pub(crate) fn scan(path: &Path) -> Result<Scan<R>> {
         let file = File::open(path).map_err(|e| io_error(path, "cannot open", e))?;
@@ -310,6 +356,32 @@ mod tests {
             }
             let scanned: Vec<BandRec> = Table::scan(&path).unwrap().collect::<Result<_>>().unwrap();
             assert_eq!(scanned, recs);
+            // Ranges against a filter over all records, across block
+            // edges, and cut at `most`.
+            let top = n as u64 * 3 + 4;
+            for (lo, hi) in [
+                (0, top),
+                (0, 0),
+                (2, 2),
+                (1, 1),
+                (5, 3000),
+                (3070, 3075),
+                (top, top),
+            ] {
+                let want: Vec<BandRec> = recs
+                    .iter()
+                    .copied()
+                    .filter(|r| (lo..=hi).contains(&r.key))
+                    .collect();
+                let mut got = Vec::new();
+                assert!(t.range(lo, hi, usize::MAX, &mut got).unwrap());
+                assert_eq!(got, want, "n {n} range {lo}..={hi}");
+                if !want.is_empty() {
+                    let mut cut = Vec::new();
+                    assert!(!t.range(lo, hi, want.len() - 1, &mut cut).unwrap());
+                    assert_eq!(cut, want[..want.len() - 1]);
+                }
+            }
         }
         // Out of order input is refused and leaves no file.
         let bad = dir.join("bad.tab");

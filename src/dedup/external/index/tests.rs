@@ -19,13 +19,26 @@ fn decide(
 }
 
 /// Dedups `parts` in turn against one index, each updating it, and checks
-/// every part's decisions against one run over all parts together. Returns
-/// the number of segments after each part.
+/// every part's decisions against one run over it and the parts before it
+/// together (a later part can join two clusters of earlier ones, so only
+/// the run that ends with a part decides as the chain did up to it).
+/// Returns the number of segments after each part.
 fn check_chain(d: &MinHashDedup, parts: &[&[String]], memory: usize, what: &str) -> Vec<usize> {
+    check_chain_of(&|t, o| decide(d, t, o), parts, memory, what)
+}
+
+/// Dedups texts with options: a report and its decisions.
+pub(in super::super) type Decide<'a> =
+    &'a dyn Fn(&[String], &ExternalOptions) -> (ExternalReport, Vec<ExternalDecision>);
+
+/// [`check_chain`] for any method.
+pub(in super::super) fn check_chain_of(
+    run: Decide<'_>,
+    parts: &[&[String]],
+    memory: usize,
+    what: &str,
+) -> Vec<usize> {
     let base = work_dir("index-chain");
-    let all: Vec<String> = parts.iter().flat_map(|p| p.iter().cloned()).collect();
-    let opts = ExternalOptions::new(base.join("together")).with_memory(memory);
-    let (_, together) = decide(d, &all, &opts);
     let index_dir = base.join("index");
     let mut offset = 0usize;
     let mut indexed_before = 0u64;
@@ -35,7 +48,10 @@ fn check_chain(d: &MinHashDedup, parts: &[&[String]], memory: usize, what: &str)
             .with_memory(memory)
             .against(&index_dir)
             .update_index(true);
-        let (report, mine) = decide(d, part, &opts);
+        let (report, mine) = run(part, &opts);
+        let upto: Vec<String> = parts[..=k].iter().flat_map(|p| p.iter().cloned()).collect();
+        let opts = ExternalOptions::new(base.join(format!("together{k}"))).with_memory(memory);
+        let (_, together) = run(&upto, &opts);
         let index = DedupIndex::open(&index_dir).unwrap();
         assert_eq!(index.generation(), k as u64 + 1, "{what}");
         assert_eq!(
@@ -69,7 +85,7 @@ fn check_chain(d: &MinHashDedup, parts: &[&[String]], memory: usize, what: &str)
         }
         assert_eq!(report.indexed_duplicates, indexed_drops, "{what}");
         if k == 1 {
-            // Ids of the first part are its positions in the run over all:
+            // Ids of the first part are its positions in the run over both:
             // the original named is in the document's cluster there.
             let ids = index.ids().unwrap();
             for (m, t) in mine.iter().zip(&together[offset..]) {
@@ -265,7 +281,7 @@ fn a_killed_update_leaves_the_index_usable() {
 
 /// Every file of the index in `dir` but its lock, with the lines of
 /// `index.meta` that name the index and its last run left out.
-fn index_bytes(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+pub(in super::super) fn index_bytes(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap())
@@ -415,7 +431,7 @@ fn a_killed_update_resumes_to_the_bytes_of_a_clean_chain() {
 
 /// Puts back the `index.meta` of `before`, with the lines
 /// [`index_bytes`] left out taken from the current one.
-fn restore_meta(dir: &std::path::Path, before: &[(String, Vec<u8>)]) {
+pub(in super::super) fn restore_meta(dir: &std::path::Path, before: &[(String, Vec<u8>)]) {
     let now = std::fs::read_to_string(dir.join("index.meta")).unwrap();
     let (_, old) = before.iter().find(|(n, _)| n == "index.meta").unwrap();
     let mut text = String::from_utf8(old.clone()).unwrap();

@@ -2,10 +2,10 @@
 //!
 //! Every document of the run that is neither an exact copy (of the index or
 //! of an earlier document of the run) nor empty gets the next index
-//! position, its id, and its text when it leads a bucket. The keys the run
-//! met first go into one new segment per band (and one of the content
-//! table); they are exactly the keys the run did not find in the index, so
-//! no other segment holds them. The new segment absorbs the newest segments
+//! position, its id, and its text when it leads a bucket (a MinHash run).
+//! The keys the run met first go into one new segment per band or SimHash
+//! table (and one of the content table); they are exactly the keys the run
+//! did not find in the index, so no other segment holds them. The new segment absorbs the newest segments
 //! when [`plan`] says so (size-tiered compaction, see the
 //! [index documentation](super)); the segments it absorbed are removed
 //! once `index.meta` names the new list.
@@ -30,10 +30,14 @@ pub(crate) struct NewDocs<'a> {
     pub(crate) documents: u64,
     /// `ids.dat`, `ids.idx` and `empty.bits` of the sketch stage.
     pub(crate) sketch_dir: &'a Path,
-    /// `copies.bits`, `newkeys-BBB-*.run` and `newcontent-*.run`.
+    /// `copies.bits` and `newcontent-*.run`.
     pub(crate) pairs_dir: &'a Path,
-    /// `newtexts.dat` and `newtexts.idx`.
-    pub(crate) verify_dir: &'a Path,
+    /// `newkeys-BBB-*.run`: the keys of each band (table) the index does
+    /// not hold, sorted.
+    pub(crate) keys_dir: &'a Path,
+    /// `newtexts.dat` and `newtexts.idx`; `None` when the index keeps no
+    /// texts (SimHash verifies by signature).
+    pub(crate) texts_dir: Option<&'a Path>,
 }
 
 /// One entry of `newtexts.idx`: a document and the end offset of its text.
@@ -83,7 +87,7 @@ pub(crate) fn apply(index: &DedupIndex, base: u64, token: u64, new: &NewDocs<'_>
         let merged = segments.split_off(segments.len() - plan(&sizes, added));
         let old_ids: Vec<u64> = merged.iter().map(|s| s.id).collect();
         (0..meta.bands).into_par_iter().try_for_each(|band| {
-            let runs = runs_with_prefix(new.pairs_dir, &format!("newkeys-{band:03}-"))?;
+            let runs = runs_with_prefix(new.keys_dir, &format!("newkeys-{band:03}-"))?;
             let old: Vec<PathBuf> = old_ids
                 .iter()
                 .map(|&s| current.band_path(band, s))
@@ -365,8 +369,18 @@ fn append_ids(dir: &Path, meta: &Meta, new: &NewDocs<'_>, at: &[u32]) -> Result<
 
 fn append_texts(dir: &Path, meta: &Meta, new: &NewDocs<'_>, at: &[u32]) -> Result<u64> {
     let (mut dat, mut idx) = open_append(dir, "texts", meta.documents, meta.texts_bytes)?;
-    let src_idx = new.verify_dir.join("newtexts.idx");
-    let src_dat = new.verify_dir.join("newtexts.dat");
+    let out = dir.join("texts.dat");
+    let Some(texts_dir) = new.texts_dir else {
+        // Every new document gets an empty entry.
+        for _ in at.iter().filter(|&&slot| slot != u32::MAX) {
+            idx.write_all(&meta.texts_bytes.to_le_bytes())
+                .map_err(|e| io_error(&out, "cannot write", e))?;
+        }
+        finish_append(dir, "texts", [dat, idx])?;
+        return Ok(meta.texts_bytes);
+    };
+    let src_idx = texts_dir.join("newtexts.idx");
+    let src_dat = texts_dir.join("newtexts.dat");
     let open = |p: &Path| {
         File::open(p)
             .map(|f| BufReader::with_capacity(1 << 20, f))
@@ -394,7 +408,6 @@ fn append_texts(dir: &Path, meta: &Meta, new: &NewDocs<'_>, at: &[u32]) -> Resul
     let mut pending = next_entry(&mut left)?;
     let (mut prev, mut total) = (0u64, meta.texts_bytes);
     let mut blob = Vec::new();
-    let out = dir.join("texts.dat");
     for (pos, &slot) in at.iter().enumerate() {
         if let Some((p, end)) = pending.filter(|&(p, _)| p as usize == pos) {
             let len = end

@@ -187,14 +187,186 @@ fn settings_it_cannot_run_are_refused() {
         .run_external(&TextSource::new(&texts), &ExternalOptions::new(&dir))
         .unwrap_err();
     assert!(matches!(err, Error::Config(_)), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn decide(
+    d: &SimHashDedup,
+    texts: &[String],
+    opts: &ExternalOptions,
+) -> (ExternalReport, Vec<ExternalDecision>) {
+    let out = run(d, texts, opts, 61);
+    (out.report, out.decisions)
+}
+
+#[test]
+fn a_chain_against_an_index_decides_as_one_run_over_all() {
+    use super::super::index::tests::check_chain_of;
+    let texts = corpus(1500, 33, true);
+    let (a, rest) = texts.split_at(600);
+    let (b, c) = rest.split_at(500);
+    for (k, memory, threads) in [(3, MIN_MEMORY, 1), (1, 1 << 20, 3), (5, 1 << 20, 2)] {
+        for empty in [EmptyDocuments::Keep, EmptyDocuments::Drop] {
+            let d = SimHashDedup::new()
+                .with_max_distance(k)
+                .with_empty_documents(empty);
+            in_pool(threads, || {
+                check_chain_of(
+                    &|t, o| decide(&d, t, o),
+                    &[a, b, c],
+                    memory,
+                    &format!("k {k} {memory} {threads} {empty:?}"),
+                );
+            });
+        }
+    }
+}
+
+#[test]
+fn links_to_the_index_name_the_indexed_signature_and_its_distance() {
+    let a = corpus(500, 9, false);
+    // Copies, case changes (equal signatures) and one-word edits of `a`.
+    let b: Vec<String> = a
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match i % 3 {
+            0 => t.clone(),
+            1 => t.to_uppercase(),
+            _ => t.replacen(' ', " zq ", 1),
+        })
+        .collect();
+    let k = 4;
+    let d = SimHashDedup::new().with_max_distance(k);
+    let base = work_dir("simhash-index-links");
+    let index = base.join("index");
+    let opts = ExternalOptions::new(base.join("w1"))
+        .against(&index)
+        .update_index(true);
+    run(&d, &a, &opts, 50);
+    let ext = run(
+        &d,
+        &b,
+        &ExternalOptions::new(base.join("w2")).against(&index),
+        50,
+    );
+    let ids = DedupIndex::open(&index).unwrap().ids().unwrap();
+    let fp = d.fingerprinter();
+    let sig = |t: &str| -> SimHash64 { crate::Fingerprinter::fingerprint(fp, t).unwrap() };
+    let sigs_a: Vec<SimHash64> = a.iter().map(|t| sig(t)).collect();
+    let mut by_distance = [0usize; 8];
+    for e in &ext.decisions {
+        let mine = sig(&b[e.position as usize]);
+        let near = sigs_a.iter().any(|&s| hamming(s, mine) <= k);
+        if near {
+            assert!(!e.keep && e.indexed.is_some(), "document {}", e.position);
+        }
+        let Some((at, Similarity::Hamming(h))) = e.indexed.as_ref().and_then(|x| x.link) else {
+            continue;
+        };
+        let original: usize = ids.get(at).unwrap().parse().unwrap();
+        assert_eq!(
+            hamming(sigs_a[original], mine),
+            h,
+            "document {}",
+            e.position
+        );
+        assert!(h <= k);
+        by_distance[h as usize] += 1;
+    }
+    assert!(by_distance[0] > 100, "{by_distance:?}");
+    assert!(
+        by_distance[1..].iter().sum::<usize>() > 20,
+        "{by_distance:?}"
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn a_killed_update_resumes_to_the_index_of_a_clean_run() {
+    use super::super::index::tests::{index_bytes, restore_meta};
+    let texts = corpus(1200, 7, false);
+    let (a, b) = texts.split_at(500);
+    let d = SimHashDedup::new();
+    let base = work_dir("simhash-index-killed");
+    let idx = base.join("index");
+    let update = |name: &str| {
+        ExternalOptions::new(base.join(name))
+            .with_memory(MIN_MEMORY)
+            .against(&idx)
+            .update_index(true)
+    };
+    run(&d, a, &update("a"), 50);
+    let before = index_bytes(&idx);
+    let whole = run(&d, b, &update("b"), 50);
+    let clean = index_bytes(&idx);
+    assert!(whole.report.index_added > 0);
+    // As if killed in verify: the index as it was, the later markers gone,
+    // a half-written run left behind.
+    restore_meta(&idx, &before);
+    let work = base.join("b");
+    for stage in ["verify", "cluster", "index"] {
+        std::fs::remove_file(work.join(format!("{stage}.done"))).unwrap();
+    }
+    std::fs::write(
+        work.join("verify").join("newkeys-003-00000.run"),
+        b"partial",
+    )
+    .unwrap();
+    let again = run(&d, b, &update("b"), 50);
+    let resumed: Vec<bool> = again.report.stages.iter().map(|s| s.resumed).collect();
+    assert_eq!(resumed, [true, true, false, false, false]);
+    assert_eq!(again.decisions, whole.decisions);
+    assert_eq!(index_bytes(&idx), clean);
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn an_index_of_other_settings_is_refused() {
+    let texts = corpus(300, 2, false);
+    let base = work_dir("simhash-index-settings");
+    let index = base.join("index");
+    SimHashDedup::new()
+        .run_external(
+            &TextSource::new(&texts),
+            &ExternalOptions::new(base.join("w1"))
+                .against(&index)
+                .update_index(true),
+        )
+        .unwrap();
+    // Another radius, and MinHash, against a SimHash index; SimHash
+    // against a MinHash index.
+    let other = SimHashDedup::new().with_max_distance(2);
+    let err = other
+        .run_external(
+            &TextSource::new(&texts),
+            &ExternalOptions::new(base.join("w2")).against(&index),
+        )
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidInput(_)), "{err}");
+    let err = crate::dedup::MinHashDedup::new()
+        .run_external(
+            &TextSource::new(&texts),
+            &ExternalOptions::new(base.join("w3")).against(&index),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("other settings"), "{err}");
+    let minhash_index = base.join("minhash-index");
+    crate::dedup::MinHashDedup::new()
+        .run_external(
+            &TextSource::new(&texts),
+            &ExternalOptions::new(base.join("w4"))
+                .against(&minhash_index)
+                .update_index(true),
+        )
+        .unwrap();
     let err = SimHashDedup::new()
         .run_external(
             &TextSource::new(&texts),
-            &ExternalOptions::new(&dir).against(dir.join("index")),
+            &ExternalOptions::new(base.join("w5")).against(&minhash_index),
         )
         .unwrap_err();
-    assert!(err.to_string().contains("MinHash"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(err.to_string().contains("other settings"), "{err}");
+    std::fs::remove_dir_all(&base).unwrap();
 }
 
 /// Deterministic pseudo-random numbers.
@@ -374,5 +546,94 @@ fn near_identical_documents_collapse_into_few_values() {
         "{:?}",
         ext.report.stats
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The verify stage alone over crafted values: `sigs[i]` is document `i`'s
+/// distinct signature. Returns the links (smaller position first).
+fn verify_values(
+    dir: &std::path::Path,
+    sigs: &[u64],
+    memory: usize,
+    k: u32,
+) -> Result<BTreeSet<(u32, u32)>> {
+    use super::super::pairs::Pairs;
+    use super::super::records::{BandRec, EdgeRec};
+    use super::super::runs::{Spiller, for_each_merged};
+    use super::super::sketch::Sketch;
+    use super::super::workdir::WorkDir;
+    let work = WorkDir::open(dir, "crafted values\n")?;
+    let pairs_dir = work.stage_dir("pairs", true)?;
+    let mut values = Spiller::<BandRec>::new(&pairs_dir, "values", 1 << 10);
+    let mut sorted: Vec<BandRec> = (0u32..)
+        .zip(sigs)
+        .map(|(pos, &key)| BandRec { key, pos })
+        .collect();
+    sorted.sort();
+    for r in sorted {
+        values.push(r)?;
+    }
+    values.finish()?;
+    let sk = Sketch {
+        dir: work.stage_dir("sketch", true)?,
+        documents: sigs.len() as u64,
+        empty: 0,
+        bytes: 0,
+    };
+    let pr = Pairs {
+        dir: pairs_dir,
+        copies: 0,
+        index_generation: 0,
+        token: 0,
+    };
+    let layout = SimHashLayout::for_distance(k)?;
+    let opts = ExternalOptions::new(dir).with_memory(memory);
+    let (vr, _) = super::tables::run(&work, &sk, &pr, layout.masks(), k, None, &opts)?;
+    let mut links = BTreeSet::new();
+    for_each_merged::<EdgeRec>(&vr.edge_runs()?, |e| {
+        if e.doc < e.other {
+            assert!(links.insert((e.doc, e.other)), "listed twice");
+        }
+        Ok(())
+    })?;
+    Ok(links)
+}
+
+#[test]
+fn a_group_larger_than_the_budget_is_an_error_and_a_larger_budget_lists_it() {
+    let k = 3;
+    let mask = SimHashLayout::for_distance(k).unwrap().masks()[0];
+    // 600 distinct signatures with one key under the first table's mask.
+    let mut next = xorshift(77);
+    let base = next();
+    let mut sigs = BTreeSet::new();
+    while sigs.len() < 600 {
+        let mut s = base;
+        for _ in 0..1 + next() % 4 {
+            s ^= 1 << (next() % 64);
+        }
+        sigs.insert((base & mask) | (s & !mask));
+    }
+    let sigs: Vec<u64> = sigs.into_iter().collect();
+    let dir = work_dir("simhash-crowded-key");
+    in_pool(1, || {
+        // 64 KiB holds 512 members of a group.
+        let err = verify_values(&dir.join("small"), &sigs, MIN_MEMORY, k).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidInput(m) if m.contains("raise the memory budget")),
+            "{err}"
+        );
+        let links = verify_values(&dir.join("large"), &sigs, 1 << 20, k).unwrap();
+        let mut want = BTreeSet::new();
+        for i in 0..sigs.len() {
+            for j in i + 1..sigs.len() {
+                if (sigs[i] ^ sigs[j]).count_ones() <= k {
+                    want.insert((i as u32, j as u32));
+                }
+            }
+        }
+        assert!(want.len() > 1000, "{}", want.len());
+        assert_eq!(links, want);
+    });
     std::fs::remove_dir_all(&dir).unwrap();
 }
