@@ -118,10 +118,27 @@ pub fn read_all(path: &Path) -> CliResult<Vec<u8>> {
 }
 
 /// A whole file (or stdin for `-`) as UTF-8 text, with its display name;
-/// invalid UTF-8 is an error naming the file and the byte.
-pub fn read_text(path: &Path) -> CliResult<(String, String)> {
+/// invalid UTF-8 is an error naming the file and the byte, and so is a text
+/// longer than `max` bytes (read no further, so that endless input such as
+/// `/dev/zero` ends).
+pub fn read_text(path: &Path, max: u64) -> CliResult<(String, String)> {
     let name = display_name(path);
-    match String::from_utf8(read_all(path)?) {
+    let mut buf = Vec::new();
+    let read = if path.as_os_str() == "-" {
+        std::io::stdin()
+            .lock()
+            .take(max.saturating_add(1))
+            .read_to_end(&mut buf)
+    } else {
+        std::fs::File::open(path).and_then(|f| f.take(max.saturating_add(1)).read_to_end(&mut buf))
+    };
+    read.map_err(|e| CliError::read(&name, e))?;
+    if buf.len() as u64 > max {
+        return Err(CliError::Failed(format!(
+            "{name}: longer than {max} bytes (--max-bytes); a query text is held in memory"
+        )));
+    }
+    match String::from_utf8(buf) {
         Ok(text) => Ok((name, text)),
         Err(e) => Err(CliError::Failed(format!(
             "{name}: invalid UTF-8 at byte {}",

@@ -73,6 +73,10 @@ pub struct IngestArgs {
 pub struct QueryArgs {
     /// Text files; none or `-` reads stdin.
     pub files: Vec<PathBuf>,
+    /// Refuse a text longer than SIZE (default 256 MiB): each query text is
+    /// held in memory.
+    #[arg(long, value_name = "SIZE", value_parser = crate::args::parse_size)]
+    pub max_bytes: Option<usize>,
     #[command(flatten)]
     pub store: StoreOpts,
 }
@@ -217,13 +221,16 @@ fn action_index(a: Action) -> usize {
     }
 }
 
+/// The default `--max-bytes` of `store query`.
+const DEFAULT_MAX_QUERY: u64 = 256 << 20;
+
 fn query(a: &QueryArgs) -> CliResult {
     let store = open(&a.store)?;
     let stdin = [PathBuf::from("-")];
     let files: &[PathBuf] = if a.files.is_empty() { &stdin } else { &a.files };
     let mut out = std::io::stdout().lock();
     for path in files {
-        let (name, text) = read_text(path)?;
+        let (name, text) = read_text(path, a.max_bytes.map_or(DEFAULT_MAX_QUERY, |m| m as u64))?;
         let matches = store
             .query(&text)
             .map_err(|e| CliError::Failed(format!("{name}: {e}")))?;

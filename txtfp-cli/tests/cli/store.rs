@@ -117,6 +117,37 @@ fn query_finds_stored_near_duplicates() {
         read(&data("tests/data/cli/a.txt")).as_bytes(),
     );
     assert_eq!(json_lines(&stdout(&out))[0]["matches"], lines[0]["matches"]);
+    // A text longer than --max-bytes is refused, endless input included.
+    let out = txtfp(&[
+        "store",
+        "query",
+        "--root",
+        r,
+        "--max-bytes",
+        "100",
+        "tests/data/cli/a.txt",
+    ]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("a.txt: longer than 100 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    let out = txtfp(&[
+        "store",
+        "query",
+        "--root",
+        r,
+        "--max-bytes",
+        "1MiB",
+        "/dev/zero",
+    ]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("/dev/zero: longer than"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
