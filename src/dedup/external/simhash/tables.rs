@@ -209,6 +209,25 @@ impl<'a> Lister<'a> {
         if group.is_empty() || indexed.is_empty() {
             return 0;
         }
+        if group.len() * indexed.len() <= SMALL_GROUP * SMALL_GROUP {
+            // Few pairs (the usual case: a run's group holds one or two
+            // signatures): compared directly, without sorting by blocks.
+            let mut compared = 0;
+            for &(a, pa) in group {
+                for r in indexed {
+                    let x = a ^ r.key;
+                    if self.earlier.iter().any(|m| x & m == 0) {
+                        continue;
+                    }
+                    compared += 1;
+                    let d = x.count_ones();
+                    if d <= self.k {
+                        link(pa, r.pos, d);
+                    }
+                }
+            }
+            return compared;
+        }
         // One group of both, members named by their slot: the group's
         // first, then the index's.
         let split = group.len() as u32;

@@ -449,6 +449,64 @@ fn the_lister_finds_every_pair_within_k_once() {
     }
 }
 
+/// Every pair (run signature, indexed signature) within `k`, listed table
+/// by table as the verify stage does against an index.
+fn listed_across(mine: &[u64], theirs: &[u64], k: u32) -> Vec<(u32, u32, u32)> {
+    use super::super::records::BandRec;
+    let layout = SimHashLayout::for_distance(k).unwrap();
+    let masks = layout.masks();
+    let mut out = Vec::new();
+    for (t, &mask) in masks.iter().enumerate() {
+        let lister = Lister::new(&masks[..t], !mask, k);
+        let keys: BTreeSet<u64> = mine.iter().map(|s| s & mask).collect();
+        for key in keys {
+            let group: Vec<(u64, u32)> = (0u32..)
+                .zip(mine)
+                .filter(|&(_, s)| s & mask == key)
+                .map(|(i, &s)| (s, i))
+                .collect();
+            let indexed: Vec<BandRec> = (0u32..)
+                .zip(theirs)
+                .filter(|&(_, s)| s & mask == key)
+                .map(|(pos, &key)| BandRec { key, pos })
+                .collect();
+            lister.cross(&group, &indexed, |a, b, d| out.push((a, b, d)));
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn the_lister_finds_every_pair_with_the_index_once() {
+    // Small groups take the direct loop, crowded ones the blocks.
+    for (k, mine, theirs, seed) in [
+        (3, 150, 150, 11),
+        (3, 300, 900, 12),
+        (1, 1000, 3000, 13),
+        (5, 300, 500, 14),
+    ] {
+        let all = crowded(mine + theirs, seed);
+        let (a, b) = all.split_at(mine);
+        let got = listed_across(a, b, k);
+        let mut want = Vec::new();
+        for (i, x) in a.iter().enumerate() {
+            for (j, y) in b.iter().enumerate() {
+                let d = (x ^ y).count_ones();
+                if d <= k {
+                    want.push((i as u32, j as u32, d));
+                }
+            }
+        }
+        assert!(
+            want.len() > 20,
+            "k {k}: the test needs close pairs ({})",
+            want.len()
+        );
+        assert_eq!(got, want, "k {k}");
+    }
+}
+
 #[test]
 fn large_groups_are_cut_into_blocks() {
     // One group far above the pair-by-pair size: the blocked path lists
