@@ -37,8 +37,10 @@
 //!
 //! A run [`against`](ExternalOptions::against) a [`DedupIndex`] also looks
 //! every content key and band key up in the index during **pairs**, verifies
-//! the pairs with indexed documents during **verify**, and lets a cluster
-//! that reaches the index drop all its members during **cluster**; with
+//! the pairs with indexed documents during **verify** (a SimHash run looks
+//! its texts and signatures up during **pairs** and each table's groups
+//! during **verify**), and lets a cluster that reaches the index drop all
+//! its members during **cluster**; with
 //! [`update_index`](ExternalOptions::update_index) a fifth stage, **index**,
 //! adds the run's documents to the index.
 //!
