@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 
 use super::records::{EdgeRec, MemberRec};
-use super::runs::{Spiller, check_position, for_each_merged};
+use super::runs::{Spiller, check_position, for_each_unordered};
 use super::sketch::{Sketch, summary_value};
 use super::workdir::{Bits, WorkDir, io_error};
 use super::{ExternalOptions, pairs::Pairs, verify::Verified};
@@ -55,7 +55,9 @@ pub(super) fn run(
     let mut links = pairs.copy_runs()?;
     links.extend(verified.edge_runs()?);
     let mut done = 0u64;
-    for_each_merged::<EdgeRec>(&links, |e| {
+    // Union-find does not depend on the order of the links: each run is
+    // read straight through, without merging.
+    for_each_unordered::<EdgeRec>(&links, |e| {
         check_position(e.doc, sk.documents, "link runs")?;
         check_position(e.other, sk.documents, "link runs")?;
         union(&mut parent, e.doc, e.other);
@@ -74,7 +76,7 @@ pub(super) fn run(
         reaches = vec![NONE; n];
         let mut links = pairs.index_copy_runs()?;
         links.extend(verified.index_edge_runs()?);
-        for_each_merged::<EdgeRec>(&links, |e| {
+        for_each_unordered::<EdgeRec>(&links, |e| {
             check_position(e.doc, sk.documents, "index link runs")?;
             let root = find(&mut parent, e.doc) as usize;
             reaches[root] = reaches[root].min(e.other);

@@ -233,6 +233,22 @@ pub(crate) fn check_position(pos: u32, documents: u64, what: &str) -> Result<()>
     }
 }
 
+/// Reads every record of `paths`, run after run, calling `f` on each
+/// (repeats included): for a consumer the order does not matter to, it
+/// saves the merge's heap.
+pub(crate) fn for_each_unordered<R: Rec>(
+    paths: &[PathBuf],
+    mut f: impl FnMut(R) -> Result<()>,
+) -> Result<()> {
+    for p in paths {
+        let mut run = RunReader::<R>::open(p)?;
+        while let Some(r) = run.next_rec()? {
+            f(r)?;
+        }
+    }
+    Ok(())
+}
+
 /// Reads every record of `paths` in order, calling `f` on each distinct one.
 pub(crate) fn for_each_merged<R: Rec>(
     paths: &[PathBuf],
