@@ -224,12 +224,33 @@ fn jsonl_file(
     out: &mut impl Write,
 ) -> CliResult<Tally> {
     let name = display_name(path);
+    let stdin = path.as_os_str() == "-";
+    // One input is one JSONL file, taken literally: not a folder of
+    // shards, a glob or an `@list`, whose records' ids would mix.
+    if !stdin {
+        let meta = std::fs::metadata(path).map_err(|e| CliError::read(&name, e))?;
+        if meta.is_dir() {
+            return Err(CliError::read(
+                &name,
+                std::io::Error::from(std::io::ErrorKind::IsADirectory),
+            ));
+        }
+    }
     let failed = |e: txtfp::corpus::CorpusError| CliError::Failed(e.to_string());
     let corpus = Corpus::resolve(
         [path],
         &ResolveOptions::default().format(Some(CorpusFormat::Jsonl)),
     )
     .map_err(failed)?;
+    let literal = match corpus.shards() {
+        [one] => stdin || one.path() == Some(path),
+        _ => false,
+    };
+    if !literal {
+        return Err(CliError::Failed(format!(
+            "{name}: not one JSONL file (`fingerprint --jsonl` reads each input as one file)"
+        )));
+    }
     let opts = ReadOptions::default()
         .text_column(&a.text_column)
         .id_column(Some(&a.id_column));

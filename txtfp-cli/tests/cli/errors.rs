@@ -184,6 +184,13 @@ fn fingerprint_jsonl_reports_bad_records() {
     assert_eq!(code(&out), 1);
     assert_eq!(stdout(&out), "", "--strict stops before printing");
     assert!(stderr(&out).starts_with("txtfp: tests/data/cli/mixed.jsonl:3: "));
+    // Each input is one file: a folder or a glob is not read as shards.
+    for input in ["tests/data/cli", "tests/data/cli/*.jsonl"] {
+        let out = txtfp(&["fingerprint", "--jsonl", input]);
+        assert_eq!(code(&out), 1, "{input}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "", "{input}");
+        assert!(stderr(&out).contains(input), "{}", stderr(&out));
+    }
 }
 
 /// Every record bad: exit code 1 from every subcommand that reads records,

@@ -5,10 +5,10 @@
 //! position, its id, and its text when it leads a bucket (a MinHash run).
 //! The keys the run met first go into one new segment per band or SimHash
 //! table (and one of the content table); they are exactly the keys the run
-//! did not find in the index, so no other segment holds them. The new segment absorbs the newest segments
-//! when [`plan`] says so (size-tiered compaction, see the
-//! [index documentation](super)); the segments it absorbed are removed
-//! once `index.meta` names the new list.
+//! did not find in the index, so no other segment holds them. The new
+//! segment absorbs the newest segments when [`plan`] says so (size-tiered
+//! compaction, see the [index documentation](super)); the segments it
+//! absorbed are removed once `index.meta` names the new list.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -372,9 +372,10 @@ fn append_texts(dir: &Path, meta: &Meta, new: &NewDocs<'_>, at: &[u32]) -> Resul
     let out = dir.join("texts.dat");
     let Some(texts_dir) = new.texts_dir else {
         // Every new document gets an empty entry.
+        let idx_path = dir.join("texts.idx");
         for _ in at.iter().filter(|&&slot| slot != u32::MAX) {
             idx.write_all(&meta.texts_bytes.to_le_bytes())
-                .map_err(|e| io_error(&out, "cannot write", e))?;
+                .map_err(|e| io_error(&idx_path, "cannot write", e))?;
         }
         finish_append(dir, "texts", [dat, idx])?;
         return Ok(meta.texts_bytes);

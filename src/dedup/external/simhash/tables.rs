@@ -209,7 +209,7 @@ impl<'a> Lister<'a> {
         if group.is_empty() || indexed.is_empty() {
             return 0;
         }
-        if group.len() * indexed.len() <= SMALL_GROUP * SMALL_GROUP {
+        if group.len().saturating_mul(indexed.len()) <= SMALL_GROUP * SMALL_GROUP {
             // Few pairs (the usual case: a run's group holds one or two
             // signatures): compared directly, without sorting by blocks.
             let mut compared = 0;
