@@ -12,7 +12,8 @@ use crate::{Error, Result};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendKind {
-    /// An embedded [redb](https://docs.rs/redb) file under `root_path`:
+    /// An embedded store under `root_path` (a document log and sorted
+    /// segments, see [`EmbeddedBackend`](super::backend::EmbeddedBackend)):
     /// one process at a time (any number of threads in it).
     #[default]
     Embedded,
@@ -77,7 +78,7 @@ pub struct GlobalStoreConfig {
     /// Whether global deduplication runs at all. A disabled config cannot
     /// open a store.
     pub enabled: bool,
-    /// Directory of the embedded database (`<root_path>/store.redb`).
+    /// Directory of the embedded store.
     pub root_path: PathBuf,
     /// Store and match 64-bit SimHash fingerprints (word tokens).
     pub simhash: bool,

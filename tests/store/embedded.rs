@@ -92,7 +92,7 @@ fn real_text_decisions_and_records() {
             r.fingerprint_type == FingerprintType::Chunk
         );
     }
-    let stored_bytes = std::fs::metadata(dir.join("store.redb")).unwrap().len();
+    let stored_bytes = std::fs::metadata(dir.join("store.log")).unwrap().len();
     assert!(stored_bytes > 0);
     drop(store);
 

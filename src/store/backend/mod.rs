@@ -10,12 +10,14 @@
 //! and re-running the whole round when `EXEC` reports a conflict.
 
 mod embedded;
+mod redb;
 #[cfg(feature = "store-redis")]
 mod redis;
 
 use std::collections::BTreeMap;
 
-pub use embedded::EmbeddedBackend;
+pub use embedded::{EmbeddedBackend, Migrated};
+pub use redb::LegacyRedbStore;
 #[cfg(feature = "store-redis")]
 pub use redis::RedisBackend;
 

@@ -1,4 +1,6 @@
-//! [`EmbeddedBackend`]: the store in one redb file, `<root_path>/store.redb`.
+//! [`LegacyRedbStore`]: the earlier embedded format, one redb file,
+//! `<root_path>/store.redb`; kept to read such a store and to convert it
+//! (`txtfp store migrate`, [`LegacyRedbStore::migrate`](super::LegacyRedbStore::migrate)).
 //!
 //! Tables (all keys and values are the same strings the Redis backend
 //! stores, so the two layouts read alike):
@@ -22,8 +24,8 @@ use redb::{
 };
 
 use super::{
-    Bucket, Buckets, CandidateDoc, Lookup, Reads, Snapshot, StoreBackend, Write, WriteSet,
-    encode_chunk_owner, parse_candidate, read_snapshot, to_json,
+    Bucket, Buckets, CandidateDoc, ChunkOwner, Lookup, Reads, Snapshot, StoreBackend, Write,
+    WriteSet, encode_chunk_owner, parse_candidate, read_snapshot, to_json,
 };
 use crate::{Error, Result};
 
@@ -50,7 +52,7 @@ pub const DB_FILE: &str = "store.redb";
 /// redb locks the file: a second process opening the same store gets
 /// [`Error::Store`]. Many processes share a store through the Redis
 /// backend instead.
-pub struct EmbeddedBackend {
+pub struct LegacyRedbStore {
     db: Database,
 }
 
@@ -58,7 +60,59 @@ fn db_err(e: impl core::fmt::Display) -> Error {
     Error::Store(format!("embedded database: {e}"))
 }
 
-impl EmbeddedBackend {
+impl LegacyRedbStore {
+    /// The stored parameters (JSON), if any.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] when the database fails.
+    pub fn params(&self) -> Result<Option<String>> {
+        let tx = self.db.begin_read().map_err(db_err)?;
+        let meta = tx.open_table(META).map_err(db_err)?;
+        get_str(&meta, "params")
+    }
+
+    /// Every stored document with its records, in id order.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] / [`Error::Corrupt`] when the database fails or a
+    /// value does not parse; `each`'s error.
+    pub fn for_each_document(
+        &self,
+        each: &mut dyn FnMut(CandidateDoc) -> Result<()>,
+    ) -> Result<()> {
+        let tx = self.db.begin_read().map_err(db_err)?;
+        let docs = tx.open_table(DOCS).map_err(db_err)?;
+        let fps = tx.open_table(FPS).map_err(db_err)?;
+        for row in docs.iter().map_err(db_err)? {
+            let (k, v) = row.map_err(db_err)?;
+            let recs = get_str(&fps, k.value())?;
+            each(parse_candidate(v.value(), recs.as_deref())?)?;
+        }
+        Ok(())
+    }
+
+    /// Every chunk hash with its owner.
+    ///
+    /// # Errors
+    ///
+    /// As [`for_each_document`](Self::for_each_document).
+    pub fn chunks(&self) -> Result<Vec<([u8; 32], ChunkOwner)>> {
+        let tx = self.db.begin_read().map_err(db_err)?;
+        let t = tx.open_table(CHUNKS).map_err(db_err)?;
+        let mut out = Vec::new();
+        for row in t.iter().map_err(db_err)? {
+            let (k, v) = row.map_err(db_err)?;
+            let h: [u8; 32] = k
+                .value()
+                .try_into()
+                .map_err(|_| Error::Corrupt("legacy store: a chunk hash is not 32 bytes".into()))?;
+            out.push((h, super::decode_chunk_owner(v.value())?));
+        }
+        Ok(out)
+    }
+
     /// Opens (or creates) the store under `root_path`.
     ///
     /// # Errors
@@ -219,7 +273,7 @@ fn wide(hi: u64, lo: u64) -> u128 {
     (u128::from(hi) << 64) | u128::from(lo)
 }
 
-impl StoreBackend for EmbeddedBackend {
+impl StoreBackend for LegacyRedbStore {
     fn init_params(&self, params_json: &str) -> Result<String> {
         let tx = self.db.begin_write().map_err(db_err)?;
         let stored = {

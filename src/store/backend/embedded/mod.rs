@@ -1,0 +1,743 @@
+//! [`EmbeddedBackend`]: the store in a directory, `root_path`, built for
+//! throughput: an append-only document log as the durable record and the
+//! lookup tables as sorted segments with an in-memory recent part.
+//!
+//! | file | what |
+//! |---|---|
+//! | `params.json` | the [`HashParams`](crate::store::HashParams), written once |
+//! | `store.log` | checksummed frames, one per commit: each document's entry and fingerprint records (compact binary, no text), which lookup keys it is filed under, counter changes |
+//! | `seg-N.seg` | the lookup tables (ids, chunks, SimHash tables, MinHash bands) up to the last checkpoint, read by memory map |
+//! | `docs.idx` | per document number: where its latest record is in the log, and its SimHash |
+//! | `MANIFEST` | the last checkpoint: how much of the log the segments and `docs.idx` cover, the segment list, the metadata strings and the counters |
+//! | `LOCK` | held by the one process that has the store open |
+//!
+//! A commit is one frame synced to the log (group commit: a batch of any
+//! size costs one `fsync`), so a decision is durable when `update`
+//! returns. Opening replays the log after the checkpoint into the recent
+//! part. A checkpoint writes the recent part as a segment, merges segments
+//! of similar size, and then (atomically) a new `MANIFEST`; a process
+//! killed at any moment leaves the previous manifest, whose log tail is
+//! replayed. Segments and `docs.idx` are derived from the log: a damaged
+//! one is rebuilt from it (see [`EmbeddedBackend::recovered`]).
+
+mod codec;
+mod log;
+mod migrate;
+mod segment;
+mod tables;
+
+pub use migrate::Migrated;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use serde::{Deserialize, Serialize};
+
+use self::codec::{Strings, decode_doc, encode_doc};
+use self::log::Log;
+use self::segment::Segment;
+use self::tables::Tables;
+use super::{CandidateDoc, ChunkOwner, Lookup, Snapshot, StoreBackend, WriteSet};
+use crate::store::HashParams;
+use crate::store::fingerprints::{band_keys, parse_signature};
+use crate::store::records::{FingerprintRecord, FingerprintType, StoredDocument};
+use crate::{Error, Result};
+
+/// The log's file name under `root_path`.
+pub const LOG_FILE: &str = "store.log";
+/// The file of the earlier embedded format (one redb database), which
+/// `txtfp store migrate` converts.
+pub const LEGACY_FILE: &str = "store.redb";
+const PARAMS: &str = "params.json";
+const MANIFEST: &str = "MANIFEST";
+const DOCS: &str = "docs.idx";
+const LOCK: &str = "LOCK";
+/// Version of this directory layout, in the manifest.
+const FORMAT: u32 = 1;
+/// Recent-part entries that trigger a checkpoint (about 20,000 documents
+/// with every kind on; some 60 MB of memory).
+const CHECKPOINT_ENTRIES: usize = 1 << 20;
+/// Log bytes since the checkpoint that trigger one (bounds the replay at
+/// open).
+const CHECKPOINT_LOG_BYTES: u64 = 256 << 20;
+
+/// Tags of the lookup tables: the ids, the chunks, then each SimHash table
+/// and each MinHash band.
+const TAG_IDS: u16 = 0;
+const TAG_CHUNKS: u16 = 1;
+
+/// A store in a directory of its own (see the module docs for the files).
+///
+/// Any number of threads may share the backend: writers take turns (each
+/// [`update_many`](StoreBackend::update_many) is one commit), readers see
+/// every commit before them. One process at a time opens a store; many
+/// processes share one through the Redis backend.
+pub struct EmbeddedBackend {
+    inner: Mutex<Inner>,
+    checkpoint_entries: usize,
+    recovered: Vec<String>,
+    _lock: File,
+}
+
+/// What the stored parameters decide about the tables.
+#[derive(Clone, Debug, Default)]
+struct Layout {
+    masks: Vec<u64>,
+    rows: usize,
+    bands: usize,
+}
+
+impl Layout {
+    fn from_params(p: &HashParams) -> Result<Self> {
+        let masks = if p.simhash {
+            crate::lsh::SimHashLayout::for_distance(p.simhash_max_hamming)?
+                .masks()
+                .to_vec()
+        } else {
+            Vec::new()
+        };
+        let (rows, bands) = if p.minhash && p.minhash_bands > 0 {
+            (p.minhash_num_perm / p.minhash_bands, p.minhash_bands)
+        } else {
+            (0, 0)
+        };
+        Ok(Self { masks, rows, bands })
+    }
+
+    fn tags(&self) -> usize {
+        2 + self.masks.len() + self.bands
+    }
+
+    fn simhash_tag(t: u8) -> u16 {
+        2 + u16::from(t)
+    }
+
+    fn band_tag(&self, b: u16) -> u16 {
+        2 + self.masks.len() as u16 + b
+    }
+}
+
+/// The last checkpoint.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Manifest {
+    format: u32,
+    /// Log bytes the segments and `docs.idx` cover.
+    log_end: u64,
+    /// Documents `docs.idx` holds.
+    docs: u32,
+    /// Segment file names, oldest first.
+    segments: Vec<String>,
+    /// Number for the next segment file.
+    next_segment: u64,
+    /// The metadata strings, by number.
+    strings: Vec<String>,
+    counters: BTreeMap<String, i64>,
+}
+
+/// One change as the log holds it.
+#[derive(Clone, Debug, PartialEq)]
+enum Op {
+    /// Metadata string `id` is `text`.
+    Def(u32, String),
+    /// Document `doc`'s latest record (entry and fingerprints) is at `at`.
+    Doc(u32),
+    /// File document `doc` under the SimHash and band keys of its
+    /// fingerprints.
+    Index(u32),
+    /// Unfile it.
+    Unindex(u32),
+    /// Document `doc` owns (takes, gives up) its chunk `chunk`.
+    ChunkSet(u32, u32),
+    ChunkRemove(u32, u32),
+    /// Add to a counter.
+    Count(String, i64),
+}
+
+mod op_code {
+    pub const DEF: u8 = 1;
+    pub const DOC: u8 = 2;
+    pub const INDEX: u8 = 3;
+    pub const UNINDEX: u8 = 4;
+    pub const CHUNK_SET: u8 = 5;
+    pub const CHUNK_REMOVE: u8 = 6;
+    pub const COUNT: u8 = 7;
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// A varint from `bytes` at `*at`, advancing it.
+fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+fn varint32(bytes: &[u8], at: &mut usize) -> Option<u32> {
+    varint(bytes, at).and_then(|v| u32::try_from(v).ok())
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// 32-bit digest of a 64-bit lookup key (SimHash masked bits, band keys).
+fn digest64(key: u64) -> u32 {
+    let mut z = key.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((z ^ (z >> 31)) >> 32) as u32
+}
+
+fn digest_id(id: &str) -> u32 {
+    (xxhash_rust::xxh3::xxh3_64(id.as_bytes()) >> 32) as u32
+}
+
+fn digest_chunk(h: &[u8; 32]) -> u32 {
+    u32::from_le_bytes([h[0], h[1], h[2], h[3]])
+}
+
+fn hash_of(r: &FingerprintRecord) -> Option<[u8; 32]> {
+    let v = r.value.as_bytes();
+    if v.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, o) in out.iter_mut().enumerate() {
+        let s = core::str::from_utf8(&v[2 * i..2 * i + 2]).ok()?;
+        *o = u8::from_str_radix(s, 16).ok()?;
+    }
+    Some(out)
+}
+
+fn simhash_of(records: &[FingerprintRecord]) -> Option<u64> {
+    records
+        .iter()
+        .find(|r| r.fingerprint_type == FingerprintType::SimHash)
+        .and_then(|r| u64::from_str_radix(&r.value, 16).ok())
+}
+
+fn minhash_of(records: &[FingerprintRecord]) -> Option<Vec<u64>> {
+    records
+        .iter()
+        .find(|r| r.fingerprint_type == FingerprintType::MinHash)
+        .and_then(|r| parse_signature(&r.value))
+}
+
+fn chunk_of(records: &[FingerprintRecord], chunk: u32) -> Option<[u8; 32]> {
+    records
+        .iter()
+        .find(|r| r.fingerprint_type == FingerprintType::Chunk && r.chunk_id == Some(chunk))
+        .and_then(hash_of)
+}
+
+fn io(path: &Path, what: &str, e: std::io::Error) -> Error {
+    Error::Io(std::io::Error::new(
+        e.kind(),
+        format!("{}: {what}: {e}", path.display()),
+    ))
+}
+
+/// A document's record as decoded.
+type Record = (StoredDocument, Vec<FingerprintRecord>);
+
+/// Everything behind the lock.
+struct Inner {
+    root: PathBuf,
+    /// `None` while the log is being replayed.
+    log: Option<Log>,
+    /// A second handle on the log for reads (the replay reads records of
+    /// frames before the log is open for appending).
+    reader: File,
+    layout: Option<Layout>,
+    strings: Strings,
+    tables: Tables,
+    /// Per document number: the log offset of its latest record.
+    offsets: Vec<u64>,
+    /// Per document number: its SimHash (0 without one).
+    simhashes: Vec<u64>,
+    counters: BTreeMap<String, i64>,
+    manifest: Manifest,
+    /// Document numbers below `manifest.docs` whose record moved since it.
+    moved: BTreeSet<u32>,
+    /// The frame being built by the current commit, and where its payload
+    /// will start in the log.
+    pending: Vec<u8>,
+    pending_at: u64,
+    /// Set when a commit failed after changing the in-memory state: the
+    /// next use reloads it from disk.
+    stale: bool,
+}
+
+impl EmbeddedBackend {
+    /// Opens (or creates) the store under `root_path`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] when another process has the store open, or when
+    /// the directory holds a store of the earlier format (convert it with
+    /// `txtfp store migrate`); [`Error::Corrupt`] naming the file for a
+    /// damaged log (a torn tail is cut off instead: see
+    /// [`recovered`](Self::recovered)) or manifest; [`Error::Io`].
+    pub fn open(root_path: &Path) -> Result<Self> {
+        std::fs::create_dir_all(root_path).map_err(|e| io(root_path, "cannot create", e))?;
+        let lock_path = root_path.join(LOCK);
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| io(&lock_path, "cannot open", e))?;
+        if lock.try_lock().is_err() {
+            return Err(Error::Store(format!(
+                "{} is open in another process; the embedded backend serves one process \
+                 (any number of threads): use backend = \"redis\" to share a store between processes",
+                root_path.display()
+            )));
+        }
+        let legacy = root_path.join(LEGACY_FILE);
+        if legacy.exists() {
+            return Err(Error::Store(format!(
+                "{} holds a store of the earlier embedded format ({LEGACY_FILE}); convert it with \
+                 `txtfp store migrate --root {}` (nothing is changed until then)",
+                root_path.display(),
+                root_path.display()
+            )));
+        }
+        let mut recovered = Vec::new();
+        let inner = Inner::load(root_path, &mut recovered)?;
+        Ok(Self {
+            inner: Mutex::new(inner),
+            checkpoint_entries: CHECKPOINT_ENTRIES,
+            recovered,
+            _lock: lock,
+        })
+    }
+
+    /// Sets the size of the recent part (lookup-table entries, about 50
+    /// per document with every kind on) that triggers a checkpoint; the
+    /// default is 1,048,576. Smaller: less memory and a shorter replay at
+    /// open, more segment merging.
+    #[must_use]
+    pub fn checkpoint_every(mut self, entries: usize) -> Self {
+        self.checkpoint_entries = entries.max(1);
+        self
+    }
+
+    /// What opening repaired: a torn log tail cut off (the commit a crash
+    /// interrupted, never acknowledged) or damaged segments rebuilt from
+    /// the log. Empty when the store was intact.
+    pub fn recovered(&self) -> &[String] {
+        &self.recovered
+    }
+
+    /// Writes a checkpoint now (also done on its own as the recent part
+    /// grows): later opens replay less of the log.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] naming the file.
+    pub fn checkpoint(&self) -> Result<()> {
+        self.lock()?.checkpoint()
+    }
+
+    fn lock(&self) -> Result<MutexGuard<'_, Inner>> {
+        let mut g = self
+            .inner
+            .lock()
+            .map_err(|_| Error::Store("embedded store: a writer panicked".into()))?;
+        if g.stale {
+            let mut notes = Vec::new();
+            *g = Inner::load(&g.root.clone(), &mut notes)?;
+        }
+        Ok(g)
+    }
+}
+
+impl Inner {
+    /// The state on disk: manifest, segments, `docs.idx`, then the log
+    /// after the checkpoint.
+    fn load(root: &Path, notes: &mut Vec<String>) -> Result<Self> {
+        let layout = match std::fs::read_to_string(root.join(PARAMS)) {
+            Ok(text) => Some(Layout::from_params(&HashParams::from_json(&text)?)?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io(&root.join(PARAMS), "cannot read", e)),
+        };
+        let manifest_path = root.join(MANIFEST);
+        let manifest: Manifest = match std::fs::read(&manifest_path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                Error::Corrupt(format!(
+                    "{}: not a store manifest: {e}",
+                    manifest_path.display()
+                ))
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Manifest {
+                format: FORMAT,
+                ..Manifest::default()
+            },
+            Err(e) => return Err(io(&manifest_path, "cannot read", e)),
+        };
+        if manifest.format != FORMAT {
+            return Err(Error::Corrupt(format!(
+                "{}: store format {} (this build reads {FORMAT})",
+                manifest_path.display(),
+                manifest.format
+            )));
+        }
+        match Self::load_from(root, layout.clone(), manifest.clone()) {
+            Ok((inner, torn)) => {
+                if let Some(t) = torn {
+                    notes.push(format!(
+                        "{}: cut off {} bytes of an interrupted commit at byte {}",
+                        root.join(LOG_FILE).display(),
+                        t.dropped,
+                        t.at
+                    ));
+                }
+                Ok(inner)
+            }
+            Err(Error::Corrupt(why)) if !why.contains(LOG_FILE) => {
+                // A damaged segment or docs.idx: both are derived from the
+                // log, so rebuild them from it.
+                notes.push(format!("{why}; rebuilt the tables from the log"));
+                let fresh = Manifest {
+                    format: FORMAT,
+                    next_segment: manifest.next_segment,
+                    ..Manifest::default()
+                };
+                let (mut inner, torn) = Self::load_from(root, layout, fresh)?;
+                if let Some(t) = torn {
+                    notes.push(format!(
+                        "{}: cut off {} bytes of an interrupted commit at byte {}",
+                        root.join(LOG_FILE).display(),
+                        t.dropped,
+                        t.at
+                    ));
+                }
+                inner.moved.clear();
+                inner.checkpoint()?;
+                Ok(inner)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn load_from(
+        root: &Path,
+        layout: Option<Layout>,
+        manifest: Manifest,
+    ) -> Result<(Self, Option<log::Torn>)> {
+        let tags = layout.as_ref().map_or(2, Layout::tags);
+        let mut segments = Vec::with_capacity(manifest.segments.len());
+        for name in &manifest.segments {
+            let s = Segment::open(&root.join(name))?;
+            if s.tags() != tags {
+                return Err(Error::Corrupt(format!(
+                    "{}: {} tables where the store has {tags}",
+                    s.path().display(),
+                    s.tags()
+                )));
+            }
+            segments.push(s);
+        }
+        let mut strings = Strings::new();
+        for (i, s) in manifest.strings.iter().enumerate() {
+            strings.define(i as u32, s.clone())?;
+        }
+        let (offsets, simhashes) = read_docs(&root.join(DOCS), manifest.docs)?;
+        let log_path = root.join(LOG_FILE);
+        let reader = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&log_path)
+            .map_err(|e| io(&log_path, "cannot open", e))?;
+        let mut inner = Self {
+            root: root.to_path_buf(),
+            log: None,
+            reader,
+            layout,
+            strings,
+            tables: Tables::new(tags, segments),
+            offsets,
+            simhashes,
+            counters: manifest.counters.clone(),
+            manifest,
+            moved: BTreeSet::new(),
+            pending: Vec::new(),
+            // Until the log is open, every record is read from the file.
+            pending_at: u64::MAX,
+            stale: false,
+        };
+        let from = inner.manifest.log_end;
+        let (log, torn) = Log::open(&log_path, from, &mut |at, payload| inner.frame(at, payload))?;
+        inner.pending_at = log.end() + log::HEADER;
+        inner.log = Some(log);
+        Ok((inner, torn))
+    }
+}
+
+/// `docs.idx`: 16 bytes per document (record offset, SimHash).
+fn read_docs(path: &Path, docs: u32) -> Result<(Vec<u64>, Vec<u64>)> {
+    if docs == 0 {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let bytes = std::fs::read(path).map_err(|e| io(path, "cannot read", e))?;
+    let need = docs as usize * 16;
+    let Some(body) = bytes.get(..need) else {
+        return Err(Error::Corrupt(format!(
+            "{}: {} bytes where the manifest needs {need}",
+            path.display(),
+            bytes.len()
+        )));
+    };
+    let mut offsets = Vec::with_capacity(docs as usize);
+    let mut simhashes = Vec::with_capacity(docs as usize);
+    for c in body.chunks_exact(16) {
+        let (a, b) = c.split_at(8);
+        offsets.push(u64::from_le_bytes(a.try_into().unwrap_or_default()));
+        simhashes.push(u64::from_le_bytes(b.try_into().unwrap_or_default()));
+    }
+    Ok((offsets, simhashes))
+}
+
+mod apply;
+
+impl StoreBackend for EmbeddedBackend {
+    fn init_params(&self, params_json: &str) -> Result<String> {
+        let mut g = self.lock()?;
+        let path = g.root.join(PARAMS);
+        match std::fs::read_to_string(&path) {
+            Ok(stored) => Ok(stored),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if !g.offsets.is_empty() || g.log_end() > 0 {
+                    return Err(Error::Corrupt(format!(
+                        "{}: missing while the store holds documents",
+                        path.display()
+                    )));
+                }
+                let params = HashParams::from_json(params_json)?;
+                write_durable(&path, params_json.as_bytes())?;
+                g.layout = Some(Layout::from_params(&params)?);
+                let tags = g.layout.as_ref().map_or(2, Layout::tags);
+                g.tables = Tables::new(tags, Vec::new());
+                Ok(params_json.to_owned())
+            }
+            Err(e) => Err(io(&path, "cannot read", e)),
+        }
+    }
+
+    fn snapshot(&self, lookup: &Lookup, limit: usize) -> Result<Snapshot> {
+        self.lock()?.snapshot(lookup, limit)
+    }
+
+    fn update(
+        &self,
+        lookup: &Lookup,
+        limit: usize,
+        decide: &mut dyn FnMut(&Snapshot) -> Result<WriteSet>,
+    ) -> Result<()> {
+        self.update_many(core::slice::from_ref(lookup), limit, &mut |_, s| decide(s))
+    }
+
+    /// All lookups in one commit (one frame, one `fsync`): each decision
+    /// sees the writes of the ones before it; all or nothing is stored.
+    fn update_many(
+        &self,
+        lookups: &[Lookup],
+        limit: usize,
+        decide: &mut dyn FnMut(usize, &Snapshot) -> Result<WriteSet>,
+    ) -> Result<()> {
+        let mut g = self.lock()?;
+        g.begin();
+        let result = (|| -> Result<()> {
+            for (i, lookup) in lookups.iter().enumerate() {
+                let snap = g.snapshot(lookup, limit)?;
+                let ws = decide(i, &snap)?;
+                g.apply(ws)?;
+            }
+            g.commit()
+        })();
+        if result.is_err() {
+            // The in-memory state may hold part of the batch: reload it.
+            g.stale = true;
+        }
+        result?;
+        if g.tables.recent() >= self.checkpoint_entries
+            || g.log_end() - g.manifest.log_end >= CHECKPOINT_LOG_BYTES
+        {
+            g.checkpoint()?;
+        }
+        Ok(())
+    }
+
+    fn document(&self, doc_id: &str) -> Result<Option<CandidateDoc>> {
+        let g = self.lock()?;
+        Ok(g.find_id(doc_id)?
+            .map(|(_, (entry, fingerprints))| CandidateDoc {
+                entry,
+                fingerprints,
+            }))
+    }
+
+    fn counters(&self) -> Result<BTreeMap<String, i64>> {
+        Ok(self.lock()?.counters.clone())
+    }
+}
+
+/// Writes `bytes` to `path` under a temporary name, syncs, renames and
+/// syncs the directory.
+fn write_durable(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    let result = File::create(&tmp).and_then(|mut f| {
+        std::io::Write::write_all(&mut f, bytes)?;
+        f.sync_all()
+    });
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(path, "cannot write", e));
+    }
+    std::fs::rename(&tmp, path).map_err(|e| io(path, "cannot rename into place", e))?;
+    if let Some(dir) = path.parent() {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| io(dir, "cannot sync", e))?;
+    }
+    Ok(())
+}
+
+impl Inner {
+    /// The record at log offset `at` (a varint length, then the bytes),
+    /// from the frame being built or the file.
+    fn read_record(&self, at: u64) -> Result<Record> {
+        let bytes = if at >= self.pending_at {
+            let start = usize::try_from(at - self.pending_at).unwrap_or(usize::MAX);
+            let mut i = start;
+            let n = self
+                .pending
+                .get(start..)
+                .and_then(|b| {
+                    let mut j = 0;
+                    let n = varint(b, &mut j)?;
+                    i += j;
+                    usize::try_from(n).ok()
+                })
+                .ok_or_else(|| self.bad_record(at))?;
+            self.pending
+                .get(i..i.saturating_add(n))
+                .ok_or_else(|| self.bad_record(at))?
+                .to_vec()
+        } else {
+            read_record_bytes(&self.reader, at).map_err(|_| self.bad_record(at))?
+        };
+        let (entry, fps) = decode_doc(&self.strings, &bytes)?;
+        Ok((entry, fps.unwrap_or_default()))
+    }
+
+    fn bad_record(&self, at: u64) -> Error {
+        Error::Corrupt(format!(
+            "{}: no readable record at byte {at}",
+            self.root.join(LOG_FILE).display()
+        ))
+    }
+
+    /// The document number and record of `id`, if stored.
+    fn find_id(&self, id: &str) -> Result<Option<(u32, Record)>> {
+        for doc in self.tables.members(TAG_IDS, digest_id(id), usize::MAX) {
+            let rec = self.record(doc)?;
+            if rec.0.doc_id == id {
+                return Ok(Some((doc, rec)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn record(&self, doc: u32) -> Result<Record> {
+        let at = *self
+            .offsets
+            .get(doc as usize)
+            .ok_or_else(|| Error::Corrupt(format!("store: document number {doc} is not stored")))?;
+        self.read_record(at)
+    }
+}
+
+/// Reads the varint-prefixed record at `at` from the log file: one read of
+/// 4 KiB covers most records.
+fn read_record_bytes(file: &File, at: u64) -> std::io::Result<Vec<u8>> {
+    let mut head = vec![0u8; 4096];
+    let got = read_some_at(file, &mut head, at)?;
+    head.truncate(got);
+    let mut j = 0;
+    let n = varint(&head, &mut j)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| std::io::Error::other("bad length"))?;
+    if j + n <= head.len() {
+        head.truncate(j + n);
+        head.drain(..j);
+        return Ok(head);
+    }
+    if n > (log::MAX_FRAME as usize) {
+        return Err(std::io::Error::other("bad length"));
+    }
+    let mut body = vec![0u8; n];
+    file.read_exact_at(&mut body, at + j as u64)?;
+    Ok(body)
+}
+
+/// Reads up to `buf.len()` bytes at `at`, fewer at the end of the file.
+fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], at + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// Used by the snapshot: a chunk owner of `h` among `docs`.
+fn owner_of(h: &[u8; 32], doc: &StoredDocument, fps: &[FingerprintRecord]) -> Option<ChunkOwner> {
+    fps.iter()
+        .filter(|r| r.fingerprint_type == FingerprintType::Chunk)
+        .find(|r| hash_of(r).as_ref() == Some(h))
+        .and_then(|r| {
+            Some(ChunkOwner {
+                doc_id: doc.doc_id.clone(),
+                chunk_id: r.chunk_id?,
+            })
+        })
+}
+
+/// Band keys of `records` (empty without a MinHash record).
+fn bands_of(layout: &Layout, records: &[FingerprintRecord]) -> Vec<(u16, u64)> {
+    match minhash_of(records) {
+        Some(sig) if layout.rows > 0 => band_keys(&sig, layout.rows),
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,469 @@
+//! Segments: the embedded store's lookup tables as immutable sorted runs,
+//! read through a memory map.
+//!
+//! A segment holds, for each tag (the id table, the chunk table, each
+//! SimHash table, each MinHash band), two sorted arrays of entries
+//! `key << 32 | doc`: the members it adds and the members it removes (a
+//! removal in a newer segment hides an addition in an older one). Keys are
+//! 32-bit digests of the real lookup keys; the backend checks every member
+//! it returns against the real key, so a digest collision costs a read,
+//! never a wrong answer.
+//!
+//! Layout: `magic (8) | tags (4) | per tag: adds (8), removes (8), CRC-32
+//! of the tag's bytes (4) | CRC-32 of the header (4)`, then per tag its
+//! adds, its removes and its directory (the key of every [`BLOCK`]-th
+//! add), all little-endian. Opening checks the header, its checksum and the
+//! file's length and loads the directories; [`Segment::verify`] checks
+//! every tag's checksum (merges read whole sections and check them too).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Result};
+
+const MAGIC: &[u8; 8] = b"TXFSEG01";
+/// Adds per directory entry.
+pub(crate) const BLOCK: usize = 64;
+
+/// One tag's entries, sorted and without repeats.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TagRuns {
+    pub adds: Vec<u64>,
+    pub removes: Vec<u64>,
+}
+
+/// An entry: `key << 32 | doc`.
+pub(crate) fn entry(key: u32, doc: u32) -> u64 {
+    (u64::from(key) << 32) | u64::from(doc)
+}
+
+/// An opened segment.
+pub(crate) struct Segment {
+    path: PathBuf,
+    map: memmap2::Mmap,
+    tags: Vec<Section>,
+    entries: u64,
+}
+
+struct Section {
+    adds_at: usize,
+    adds: usize,
+    removes_at: usize,
+    removes: usize,
+    crc: u32,
+    /// The key of every `BLOCK`-th add.
+    dir: Vec<u32>,
+}
+
+fn corrupt(path: &Path, what: &str) -> Error {
+    Error::Corrupt(format!("{}: damaged store segment: {what}", path.display()))
+}
+
+fn io(path: &Path, what: &str, e: std::io::Error) -> Error {
+    Error::Io(std::io::Error::new(
+        e.kind(),
+        format!("{}: {what}: {e}", path.display()),
+    ))
+}
+
+fn header_len(tags: usize) -> usize {
+    8 + 4 + tags * 20 + 4
+}
+
+/// Writes `tags` as a segment at `path` (under a temporary name, synced,
+/// then renamed). Returns the number of entries.
+pub(crate) fn write(path: &Path, tags: &[TagRuns]) -> Result<u64> {
+    let tmp = path.with_extension("tmp");
+    let result = (|| -> std::io::Result<u64> {
+        let file = File::create(&tmp)?;
+        let mut out = BufWriter::with_capacity(1 << 20, &file);
+        let mut head = Vec::with_capacity(header_len(tags.len()));
+        head.extend_from_slice(MAGIC);
+        head.extend_from_slice(&(tags.len() as u32).to_le_bytes());
+        let mut entries = 0u64;
+        for t in tags {
+            let mut crc = crc32fast::Hasher::new();
+            for e in t.adds.iter().chain(&t.removes) {
+                crc.update(&e.to_le_bytes());
+            }
+            head.extend_from_slice(&(t.adds.len() as u64).to_le_bytes());
+            head.extend_from_slice(&(t.removes.len() as u64).to_le_bytes());
+            head.extend_from_slice(&crc.finalize().to_le_bytes());
+            entries += (t.adds.len() + t.removes.len()) as u64;
+        }
+        let crc = crc32fast::hash(&head);
+        head.extend_from_slice(&crc.to_le_bytes());
+        out.write_all(&head)?;
+        for t in tags {
+            for e in t.adds.iter().chain(&t.removes) {
+                out.write_all(&e.to_le_bytes())?;
+            }
+            for e in t.adds.iter().step_by(BLOCK) {
+                out.write_all(&((e >> 32) as u32).to_le_bytes())?;
+            }
+        }
+        out.flush()?;
+        drop(out);
+        file.sync_all()?;
+        Ok(entries)
+    })();
+    match result {
+        Ok(n) => {
+            std::fs::rename(&tmp, path).map_err(|e| io(path, "cannot rename into place", e))?;
+            Ok(n)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(io(path, "cannot write", e))
+        }
+    }
+}
+
+impl Segment {
+    /// Maps the segment at `path`, checking its header and length.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming the file when the header, its checksum or
+    /// the length is wrong; [`Error::Io`].
+    pub(crate) fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(|e| io(path, "cannot open", e))?;
+        // SAFETY: the map is read-only and owned by the segment. Segments
+        // are written under a temporary name, synced, renamed into place
+        // and never modified; a merge removes a segment file only after the
+        // store (which holds the only handles, under its lock file) has
+        // dropped it. Every read through the map is bounds-checked.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| io(path, "cannot map", e))?;
+        let bytes: &[u8] = &map;
+        let word = |at: usize| -> Option<u32> {
+            Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+        };
+        let long = |at: usize| -> Option<u64> {
+            Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
+        };
+        if bytes.get(..8) != Some(MAGIC.as_slice()) {
+            return Err(corrupt(path, "not a segment"));
+        }
+        let n = word(8).ok_or_else(|| corrupt(path, "short header"))? as usize;
+        if n > 1 << 16 {
+            return Err(corrupt(path, "tag count"));
+        }
+        let head = header_len(n);
+        let crc = word(head - 4).ok_or_else(|| corrupt(path, "short header"))?;
+        if bytes.get(..head - 4).map(crc32fast::hash) != Some(crc) {
+            return Err(corrupt(path, "header checksum"));
+        }
+        let mut tags = Vec::with_capacity(n);
+        let mut at = head;
+        let mut entries = 0u64;
+        for t in 0..n {
+            let base = 12 + t * 20;
+            let (adds, removes) = (long(base), long(base + 8));
+            let crc = word(base + 16);
+            let (Some(adds), Some(removes), Some(crc)) = (adds, removes, crc) else {
+                return Err(corrupt(path, "short header"));
+            };
+            let (Ok(adds), Ok(removes)) = (usize::try_from(adds), usize::try_from(removes)) else {
+                return Err(corrupt(path, "sizes"));
+            };
+            let blocks = adds.div_ceil(BLOCK);
+            let dir_at = adds
+                .checked_add(removes)
+                .and_then(|e| e.checked_mul(8))
+                .and_then(|b| b.checked_add(at))
+                .filter(|&d| d <= bytes.len())
+                .ok_or_else(|| corrupt(path, "length"))?;
+            let end = blocks
+                .checked_mul(4)
+                .and_then(|b| b.checked_add(dir_at))
+                .filter(|&e| e <= bytes.len())
+                .ok_or_else(|| corrupt(path, "length"))?;
+            let dir = bytes[dir_at..end]
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
+            tags.push(Section {
+                adds_at: at,
+                adds,
+                removes_at: at + adds * 8,
+                removes,
+                crc,
+                dir,
+            });
+            entries += (adds + removes) as u64;
+            at = end;
+        }
+        if at != bytes.len() {
+            return Err(corrupt(path, "length"));
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            map,
+            tags,
+            entries,
+        })
+    }
+
+    /// The file.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Adds and removes held.
+    pub(crate) fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    /// Tags held.
+    pub(crate) fn tags(&self) -> usize {
+        self.tags.len()
+    }
+
+    fn at(&self, offset: usize) -> u64 {
+        self.map
+            .get(offset..offset + 8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(u64::MAX, u64::from_le_bytes)
+    }
+
+    /// Appends to `out` the docs added under `key` in `tag`, ascending.
+    pub(crate) fn adds(&self, tag: usize, key: u32, out: &mut Vec<u32>) {
+        let Some(s) = self.tags.get(tag) else { return };
+        // The first block whose first key is at or past `key`; the run of
+        // `key` may start in the block before it.
+        let b = s.dir.partition_point(|&k| k < key).saturating_sub(1);
+        let mut i = b * BLOCK;
+        while i < s.adds {
+            let e = self.at(s.adds_at + i * 8);
+            let k = (e >> 32) as u32;
+            if k > key {
+                break;
+            }
+            if k == key {
+                out.push(e as u32);
+            }
+            i += 1;
+        }
+    }
+
+    /// Whether this segment removes `doc` from `key` in `tag`.
+    pub(crate) fn removes(&self, tag: usize, key: u32, doc: u32) -> bool {
+        let Some(s) = self.tags.get(tag) else {
+            return false;
+        };
+        let want = entry(key, doc);
+        let (mut lo, mut hi) = (0usize, s.removes);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.at(s.removes_at + mid * 8).cmp(&want) {
+                core::cmp::Ordering::Less => lo = mid + 1,
+                core::cmp::Ordering::Greater => hi = mid,
+                core::cmp::Ordering::Equal => return true,
+            }
+        }
+        false
+    }
+
+    /// One tag's entries, read whole and checked against its checksum.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming the file on a checksum mismatch.
+    pub(crate) fn read_tag(&self, tag: usize) -> Result<TagRuns> {
+        let Some(s) = self.tags.get(tag) else {
+            return Ok(TagRuns::default());
+        };
+        let bytes = self
+            .map
+            .get(s.adds_at..s.removes_at + s.removes * 8)
+            .ok_or_else(|| corrupt(&self.path, "length"))?;
+        if crc32fast::hash(bytes) != s.crc {
+            return Err(corrupt(&self.path, &format!("checksum of table {tag}")));
+        }
+        let all: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0xff; 8])))
+            .collect();
+        let (adds, removes) = all.split_at(s.adds);
+        Ok(TagRuns {
+            adds: adds.to_vec(),
+            removes: removes.to_vec(),
+        })
+    }
+
+    /// Checks every tag's checksum.
+    #[cfg(test)]
+    ///
+    /// # Errors
+    ///
+    /// As [`read_tag`](Self::read_tag).
+    pub(crate) fn verify(&self) -> Result<()> {
+        for t in 0..self.tags.len() {
+            self.read_tag(t)?;
+        }
+        Ok(())
+    }
+}
+
+/// Merges the runs of one tag from several segments (oldest first) and the
+/// newest runs `top`: an add and the remove of the same entry cancel; the
+/// removes left are kept unless `bottom` (nothing older can hold what they
+/// remove).
+pub(crate) fn merge_tag(parts: Vec<TagRuns>, bottom: bool) -> TagRuns {
+    let mut adds: Vec<u64> = Vec::new();
+    let mut removes: Vec<u64> = Vec::new();
+    for p in parts {
+        adds = union(&adds, &p.adds);
+        removes = union(&removes, &p.removes);
+    }
+    let kept = difference(&adds, &removes);
+    let removes = if bottom {
+        Vec::new()
+    } else {
+        difference(&removes, &adds)
+    };
+    TagRuns {
+        adds: kept,
+        removes,
+    }
+}
+
+fn union(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            core::cmp::Ordering::Less => {
+                out.push(a[i]);
+                i += 1;
+            }
+            core::cmp::Ordering::Greater => {
+                out.push(b[j]);
+                j += 1;
+            }
+            core::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+fn difference(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len());
+    let mut j = 0;
+    for &x in a {
+        while j < b.len() && b[j] < x {
+            j += 1;
+        }
+        if j >= b.len() || b[j] != x {
+            out.push(x);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("txtfp-seg-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn runs(entries: &BTreeSet<u64>, removes: &BTreeSet<u64>) -> TagRuns {
+        TagRuns {
+            adds: entries.iter().copied().collect(),
+            removes: removes.iter().copied().collect(),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Lookups against a filter over the entries.
+        #[test]
+        fn lookups_equal_a_scan(
+            raw in proptest::collection::vec((0u32..40, 0u32..500), 0..2000),
+            gone in proptest::collection::vec((0u32..40, 0u32..500), 0..50),
+        ) {
+            let d = dir(&format!("p{}", raw.len()));
+            let adds: BTreeSet<u64> = raw.iter().map(|&(k, v)| entry(k, v)).collect();
+            let removes: BTreeSet<u64> = gone.iter().map(|&(k, v)| entry(k, v)).collect();
+            let path = d.join("a.seg");
+            let n = write(&path, &[runs(&adds, &removes), TagRuns::default()]).unwrap();
+            proptest::prop_assert_eq!(n, (adds.len() + removes.len()) as u64);
+            let s = Segment::open(&path).unwrap();
+            s.verify().unwrap();
+            for key in 0..41u32 {
+                let mut got = Vec::new();
+                s.adds(0, key, &mut got);
+                let want: Vec<u32> = adds.iter().filter(|e| (*e >> 32) as u32 == key).map(|e| *e as u32).collect();
+                proptest::prop_assert_eq!(got, want);
+                let mut none = Vec::new();
+                s.adds(1, key, &mut none);
+                s.adds(7, key, &mut none);
+                proptest::prop_assert!(none.is_empty());
+            }
+            for &(k, v) in gone.iter().chain(raw.iter().take(20)) {
+                proptest::prop_assert_eq!(s.removes(0, k, v), removes.contains(&entry(k, v)));
+            }
+            proptest::prop_assert_eq!(s.read_tag(0).unwrap(), runs(&adds, &removes));
+        }
+
+        /// Merging: what survives is the adds of all parts minus the
+        /// removes of all parts.
+        #[test]
+        fn merges_cancel_adds_and_removes(
+            a in proptest::collection::btree_set(0u64..300, 0..100),
+            b in proptest::collection::btree_set(0u64..300, 0..100),
+            ra in proptest::collection::btree_set(0u64..300, 0..30),
+            rb in proptest::collection::btree_set(0u64..300, 0..30),
+            bottom in proptest::bool::ANY,
+        ) {
+            let m = merge_tag(vec![runs(&a, &ra), runs(&b, &rb)], bottom);
+            let all: BTreeSet<u64> = a.union(&b).copied().collect();
+            let gone: BTreeSet<u64> = ra.union(&rb).copied().collect();
+            let want: Vec<u64> = all.difference(&gone).copied().collect();
+            proptest::prop_assert_eq!(&m.adds, &want);
+            let left: Vec<u64> = if bottom { Vec::new() } else { gone.difference(&all).copied().collect() };
+            proptest::prop_assert_eq!(&m.removes, &left);
+        }
+    }
+
+    #[test]
+    fn damage_is_a_corrupt_error_naming_the_file() {
+        let d = dir("damage");
+        let path = d.join("b.seg");
+        let adds: BTreeSet<u64> = (0..1000u64)
+            .map(|i| entry((i % 97) as u32, i as u32))
+            .collect();
+        write(&path, &[runs(&adds, &BTreeSet::new())]).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        // Header bytes: refused at open.
+        for at in [0usize, 9, 14, 30] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x10;
+            std::fs::write(&path, &bad).unwrap();
+            let e = Segment::open(&path).err().unwrap().to_string();
+            assert!(e.contains("b.seg"), "{e}");
+        }
+        // Truncated: refused at open.
+        std::fs::write(&path, &good[..good.len() - 3]).unwrap();
+        assert!(Segment::open(&path).is_err());
+        // A body byte: found by the checksum.
+        let mut bad = good.clone();
+        bad[200] ^= 1;
+        std::fs::write(&path, &bad).unwrap();
+        let s = Segment::open(&path).unwrap();
+        assert!(s.verify().unwrap_err().to_string().contains("checksum"));
+    }
+}

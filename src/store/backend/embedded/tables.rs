@@ -1,0 +1,246 @@
+//! The lookup tables: an in-memory recent part over a stack of segments.
+//!
+//! Every change lands in the recent part first (a hash map per entry key);
+//! a checkpoint writes the recent part as a new segment and empties it,
+//! and segments of similar size are merged so that a lookup searches a
+//! number of segments that grows with the logarithm of the store's size.
+//! An entry is added at most once and removed at most once (a document is
+//! filed once and unfiled when superseded), so a member is visible when
+//! some part adds it and no part removes it, whatever the order.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::segment::{self, Segment, TagRuns, entry};
+use crate::Result;
+
+/// The tables of one store.
+pub(crate) struct Tables {
+    tags: usize,
+    adds: HashMap<u64, Vec<u32>>,
+    removes: HashSet<(u16, u64)>,
+    recent: usize,
+    /// Oldest first.
+    segments: Vec<Segment>,
+}
+
+fn slot(tag: u16, key: u32) -> u64 {
+    (u64::from(tag) << 32) | u64::from(key)
+}
+
+impl Tables {
+    /// Tables of `tags` tags over `segments` (oldest first).
+    pub(crate) fn new(tags: usize, segments: Vec<Segment>) -> Self {
+        Self {
+            tags,
+            adds: HashMap::new(),
+            removes: HashSet::new(),
+            recent: 0,
+            segments,
+        }
+    }
+
+    /// Entries in the recent part.
+    pub(crate) fn recent(&self) -> usize {
+        self.recent
+    }
+
+    /// The segments, oldest first.
+    pub(crate) fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// Files `doc` under `key` in `tag`.
+    pub(crate) fn add(&mut self, tag: u16, key: u32, doc: u32) {
+        self.adds.entry(slot(tag, key)).or_default().push(doc);
+        self.recent += 1;
+    }
+
+    /// Unfiles `doc` from `key` in `tag`.
+    pub(crate) fn remove(&mut self, tag: u16, key: u32, doc: u32) {
+        if let Some(list) = self.adds.get_mut(&slot(tag, key))
+            && let Some(i) = list.iter().position(|&d| d == doc)
+        {
+            // Added since the last checkpoint: no segment holds it.
+            list.swap_remove(i);
+            self.recent = self.recent.saturating_sub(1);
+            return;
+        }
+        if self.removes.insert((tag, entry(key, doc))) {
+            self.recent += 1;
+        }
+    }
+
+    /// The docs filed under `key` in `tag`, ascending, at most `limit`.
+    pub(crate) fn members(&self, tag: u16, key: u32, limit: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        for s in &self.segments {
+            s.adds(usize::from(tag), key, &mut out);
+        }
+        if let Some(list) = self.adds.get(&slot(tag, key)) {
+            out.extend_from_slice(list);
+        }
+        out.sort_unstable();
+        out.dedup();
+        out.retain(|&d| {
+            !self.removes.contains(&(tag, entry(key, d)))
+                && !self
+                    .segments
+                    .iter()
+                    .any(|s| s.removes(usize::from(tag), key, d))
+        });
+        out.truncate(limit);
+        out
+    }
+
+    /// The recent part as sorted runs, one per tag.
+    fn recent_runs(&self) -> Vec<TagRuns> {
+        let mut runs = vec![TagRuns::default(); self.tags];
+        for (&s, docs) in &self.adds {
+            let (tag, key) = ((s >> 32) as usize, s as u32);
+            if let Some(r) = runs.get_mut(tag) {
+                r.adds.extend(docs.iter().map(|&d| entry(key, d)));
+            }
+        }
+        for &(tag, e) in &self.removes {
+            if let Some(r) = runs.get_mut(usize::from(tag)) {
+                r.removes.push(e);
+            }
+        }
+        for r in &mut runs {
+            r.adds.sort_unstable();
+            r.adds.dedup();
+            r.removes.sort_unstable();
+            r.removes.dedup();
+        }
+        runs
+    }
+
+    /// Writes the recent part as the segment `path` and empties it, then
+    /// merges segments while the newest is at least half the size of the
+    /// one below it (sizes then fall geometrically, so a store of `n`
+    /// entries has about log2(n / flush size) segments and each entry is
+    /// rewritten about as many times). `name` makes a fresh segment path.
+    /// Returns the files no longer used (the caller deletes them once the
+    /// new list is durable).
+    ///
+    /// # Errors
+    ///
+    /// I/O errors and damaged segments, naming the file; the tables are
+    /// unchanged then.
+    pub(crate) fn checkpoint(
+        &mut self,
+        path: &Path,
+        name: &mut dyn FnMut() -> PathBuf,
+    ) -> Result<Vec<PathBuf>> {
+        let mut retired = Vec::new();
+        let runs = self.recent_runs();
+        let mut stack: Vec<Segment> = Vec::new();
+        if self.recent > 0 {
+            segment::write(path, &runs)?;
+            stack.push(Segment::open(path)?);
+        }
+        let mut segments: Vec<Segment> = core::mem::take(&mut self.segments);
+        segments.append(&mut stack);
+        while segments.len() >= 2 {
+            let n = segments.len();
+            if segments[n - 1].entries() * 2 < segments[n - 2].entries() {
+                break;
+            }
+            let bottom = n == 2;
+            let out = name();
+            let merged = (|| -> Result<Segment> {
+                let mut tags = Vec::with_capacity(self.tags);
+                for t in 0..self.tags {
+                    let parts = vec![segments[n - 2].read_tag(t)?, segments[n - 1].read_tag(t)?];
+                    tags.push(segment::merge_tag(parts, bottom));
+                }
+                segment::write(&out, &tags)?;
+                Segment::open(&out)
+            })();
+            match merged {
+                Ok(m) => {
+                    for old in segments.drain(n - 2..) {
+                        retired.push(old.path().to_path_buf());
+                    }
+                    segments.push(m);
+                }
+                Err(e) => {
+                    self.segments = segments;
+                    return Err(e);
+                }
+            }
+        }
+        self.segments = segments;
+        self.adds.clear();
+        self.removes.clear();
+        self.recent = 0;
+        Ok(retired)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Random adds and removes with checkpoints and merges in between,
+    /// against a set.
+    #[test]
+    fn lookups_through_checkpoints_equal_a_set() {
+        let dir = std::env::temp_dir().join(format!("txtfp-tables-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut t = Tables::new(3, Vec::new());
+        let mut want: BTreeSet<(u16, u32, u32)> = BTreeSet::new();
+        let mut removed: BTreeSet<(u16, u32, u32)> = BTreeSet::new();
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        let mut n = 0u32;
+        let mut fresh = || {
+            n += 1;
+            dir.join(format!("s{n}.seg"))
+        };
+        let mut doc = 0u32;
+        for round in 0..30 {
+            for _ in 0..200 {
+                let (tag, key) = ((next() % 3) as u16, (next() % 50) as u32);
+                if next() % 5 == 0 && !want.is_empty() {
+                    let pick = (next() as usize) % want.len();
+                    let e = *want.iter().nth(pick).unwrap();
+                    want.remove(&e);
+                    removed.insert(e);
+                    t.remove(e.0, e.1, e.2);
+                } else {
+                    doc += 1;
+                    want.insert((tag, key, doc));
+                    t.add(tag, key, doc);
+                }
+            }
+            if round % 3 != 2 {
+                let p = fresh();
+                for old in t.checkpoint(&p, &mut fresh).unwrap() {
+                    std::fs::remove_file(old).unwrap();
+                }
+            }
+            for tag in 0..3u16 {
+                for key in 0..50u32 {
+                    let got = t.members(tag, key, usize::MAX);
+                    let w: Vec<u32> = want
+                        .range((tag, key, 0)..=(tag, key, u32::MAX))
+                        .map(|e| e.2)
+                        .collect();
+                    assert_eq!(got, w, "round {round} tag {tag} key {key}");
+                }
+            }
+            assert!(t.segments().len() <= 8, "{}", t.segments().len());
+        }
+        assert!(!removed.is_empty());
+        assert_eq!(t.members(0, 1, 1).len().min(1), t.members(0, 1, 1).len());
+    }
+}

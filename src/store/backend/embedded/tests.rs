@@ -1,0 +1,244 @@
+//! The embedded backend against the earlier (redb) one on the same
+//! documents, through checkpoints, merges, reopens, a torn log tail, a
+//! damaged segment and a conversion.
+
+use std::path::{Path, PathBuf};
+
+use super::{EmbeddedBackend, LEGACY_FILE, LOG_FILE};
+use crate::store::backend::LegacyRedbStore;
+use crate::store::{DecisionRecord, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("txtfp-emb-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn config(root: &Path) -> GlobalStoreConfig {
+    let mut cfg = GlobalStoreConfig::from_toml_str(
+        r#"
+        chunk_size = 48
+        minhash_partial_threshold = 0.5
+        document_type_priority = ["books", "web"]
+        source_to_document_type = { a = "web", b = "web", c = "books" }
+        source_priority = ["a"]
+        "#,
+    )
+    .unwrap();
+    cfg.root_path = root.to_path_buf();
+    cfg
+}
+
+/// Sample texts, copies with words dropped, mixtures sharing chunks, from
+/// three sources of different priority.
+fn documents() -> Vec<IncomingDocument> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/data/sample.jsonl");
+    let texts: Vec<String> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["text"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let sources = ["a", "b", "c"];
+    let mut out = Vec::new();
+    for (n, t) in texts.iter().enumerate() {
+        let words: Vec<&str> = t.split_whitespace().collect();
+        out.push(IncomingDocument::new(
+            format!("o{n}"),
+            t.clone(),
+            sources[n % 3],
+        ));
+        for v in 0..3 {
+            let kept: Vec<&str> = words
+                .iter()
+                .filter(|_| !next().is_multiple_of(12 + 8 * v))
+                .copied()
+                .collect();
+            let src = sources[(next() % 3) as usize];
+            out.push(IncomingDocument::new(
+                format!("v{n}.{v}"),
+                kept.join(" "),
+                src,
+            ));
+        }
+        if n > 0 && words.len() > 60 {
+            let other: Vec<&str> = texts[n - 1].split_whitespace().collect();
+            let mixed = format!("{} {}", words[..48].join(" "), other.join(" "));
+            out.push(IncomingDocument::new(format!("m{n}"), mixed, "b"));
+        }
+    }
+    // A repeated id replays.
+    out.push(IncomingDocument::new(
+        "o1",
+        "something else entirely now",
+        "a",
+    ));
+    out
+}
+
+fn plain(mut d: DecisionRecord) -> DecisionRecord {
+    d.decided_at = 0;
+    d
+}
+
+fn ingest_all(store: &GlobalFingerprintStore, docs: &[IncomingDocument]) -> Vec<DecisionRecord> {
+    let mut out = Vec::new();
+    for batch in docs.chunks(7) {
+        for d in store.ingest_batch(batch).unwrap() {
+            out.push(plain(d.unwrap()));
+        }
+    }
+    out
+}
+
+fn legacy_store(root: &Path) -> GlobalFingerprintStore {
+    let b = LegacyRedbStore::open(root).unwrap();
+    GlobalFingerprintStore::with_backend(config(root), Box::new(b)).unwrap()
+}
+
+fn embedded_store(root: &Path, every: usize) -> GlobalFingerprintStore {
+    let b = EmbeddedBackend::open(root).unwrap().checkpoint_every(every);
+    GlobalFingerprintStore::with_backend(config(root), Box::new(b)).unwrap()
+}
+
+/// Everything a store holds about `docs`, comparable across backends.
+fn state(store: &GlobalFingerprintStore, docs: &[IncomingDocument]) -> Vec<String> {
+    let mut out: Vec<String> = docs
+        .iter()
+        .map(|d| {
+            let e = store.document(&d.doc_id).unwrap().map(|mut e| {
+                e.created_at = 0;
+                e.decision.decided_at = 0;
+                e
+            });
+            let mut fps = store.fingerprints(&d.doc_id).unwrap();
+            for f in &mut fps {
+                f.created_at = 0;
+            }
+            let q = store.query(&d.text).map(|mut m| {
+                m.sort_by(|a, b| a.doc_id.cmp(&b.doc_id));
+                m
+            });
+            format!("{e:?} {fps:?} {q:?}")
+        })
+        .collect();
+    out.push(format!("{:?}", store.metrics().unwrap()));
+    out
+}
+
+#[test]
+fn decisions_and_state_equal_the_earlier_backend_through_checkpoints() {
+    let docs = documents();
+    let old_root = temp("old");
+    let old = legacy_store(&old_root);
+    let want = ingest_all(&old, &docs);
+    let want_state = state(&old, &docs);
+    assert!(
+        want.iter()
+            .any(|d| d.action == crate::store::Action::Replace)
+    );
+    assert!(want.iter().any(|d| d.action == crate::store::Action::Link));
+    assert!(want.iter().any(|d| d.action == crate::store::Action::Drop));
+    // Every recent-part size: checkpoints after a few documents (many
+    // segments and merges), now and then, never.
+    for every in [40, 700, usize::MAX] {
+        let root = temp(&format!("new-{every}"));
+        let store = embedded_store(&root, every);
+        let got = ingest_all(&store, &docs);
+        assert_eq!(got, want, "checkpoint every {every}");
+        assert_eq!(state(&store, &docs), want_state, "checkpoint every {every}");
+        drop(store);
+        // Reopened: the same (replayed from the log, or read from segments).
+        let store = embedded_store(&root, every);
+        assert_eq!(state(&store, &docs), want_state, "reopened, every {every}");
+        let segments = std::fs::read_dir(&root)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .ends_with(".seg")
+            })
+            .count();
+        if every == 40 {
+            assert!((2..=12).contains(&segments), "{segments} segments");
+        }
+    }
+}
+
+#[test]
+fn a_torn_tail_is_cut_and_a_damaged_segment_rebuilt() {
+    let docs = documents();
+    let (first, second) = docs.split_at(docs.len() / 2);
+    let root = temp("damage");
+    let store = embedded_store(&root, 300);
+    ingest_all(&store, first);
+    drop(store);
+    // A commit cut short by a crash: part of a frame at the end.
+    let log = root.join(LOG_FILE);
+    let mut bytes = std::fs::read(&log).unwrap();
+    let intact = bytes.len();
+    bytes.extend_from_slice(b"TXFL\x40\x00\x00\x00garbage");
+    std::fs::write(&log, &bytes).unwrap();
+    let b = EmbeddedBackend::open(&root).unwrap();
+    assert_eq!(b.recovered().len(), 1, "{:?}", b.recovered());
+    assert_eq!(std::fs::metadata(&log).unwrap().len(), intact as u64);
+    drop(b);
+    // A damaged segment: rebuilt from the log.
+    let seg = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "seg"))
+        .unwrap();
+    let mut s = std::fs::read(&seg).unwrap();
+    s[10] ^= 0xff;
+    std::fs::write(&seg, &s).unwrap();
+    let b = EmbeddedBackend::open(&root).unwrap();
+    assert!(b.recovered()[0].contains("rebuilt"), "{:?}", b.recovered());
+    let store = GlobalFingerprintStore::with_backend(config(&root), Box::new(b)).unwrap();
+    let got = ingest_all(&store, second);
+    // The same as an undamaged store.
+    let clean_root = temp("damage-clean");
+    let clean = embedded_store(&clean_root, 300);
+    ingest_all(&clean, first);
+    assert_eq!(got, ingest_all(&clean, second));
+    assert_eq!(state(&store, &docs), state(&clean, &docs));
+}
+
+#[test]
+fn a_store_of_the_earlier_format_converts_with_nothing_lost() {
+    let docs = documents();
+    let (first, second) = docs.split_at(docs.len() / 2);
+    let root = temp("migrate");
+    let old = legacy_store(&root);
+    ingest_all(&old, first);
+    let before = state(&old, &docs);
+    let after_old = ingest_all(&old, second);
+    let final_old = state(&old, &docs);
+    drop(old);
+    // Start again from the first half only.
+    let root = temp("migrate2");
+    let old = legacy_store(&root);
+    ingest_all(&old, first);
+    drop(old);
+    let e = EmbeddedBackend::open(&root).err().unwrap().to_string();
+    assert!(e.contains("migrate"), "{e}");
+    let m = EmbeddedBackend::migrate(&root).unwrap();
+    assert!(m.documents > 0 && m.chunks > 0);
+    assert!(!root.join(LEGACY_FILE).exists() && m.kept_as.exists());
+    let store = embedded_store(&root, 500);
+    assert_eq!(state(&store, &docs), before);
+    assert_eq!(ingest_all(&store, second), after_old);
+    assert_eq!(state(&store, &docs), final_old);
+}
