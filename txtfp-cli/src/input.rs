@@ -22,9 +22,6 @@ pub struct Doc<'a> {
     pub record: Record<'a>,
     /// Input bytes it stands for (the progress bar counts them).
     pub bytes: u64,
-    /// The value of [`Columns::extra`] (JSONL only).
-    #[cfg_attr(not(feature = "store"), allow(dead_code))]
-    pub extra: Option<Cow<'a, str>>,
 }
 
 /// A kept document's output line.
@@ -121,6 +118,7 @@ pub fn read_all(path: &Path) -> CliResult<Vec<u8>> {
 /// invalid UTF-8 is an error naming the file and the byte, and so is a text
 /// longer than `max` bytes (read no further, so that endless input such as
 /// `/dev/zero` ends).
+#[cfg(feature = "store")]
 pub fn read_text(path: &Path, max: u64) -> CliResult<(String, String)> {
     let name = display_name(path);
     let mut buf = Vec::new();
@@ -333,7 +331,6 @@ impl Source {
                             text: f.text,
                             record: Record::Line(line.content.start..line.next),
                             bytes: (line.next - line.content.start) as u64,
-                            extra: f.extra,
                         }),
                         Err(reason) => Err(Skip {
                             place: format!("{name}:{}", line.number),
@@ -390,7 +387,6 @@ fn folder_doc(file: &FolderFile) -> Result<Doc<'_>, Skip> {
         text: Cow::Borrowed(text),
         record: Record::IdText,
         bytes: bytes.len() as u64,
-        extra: None,
     })
 }
 

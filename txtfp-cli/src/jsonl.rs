@@ -29,6 +29,7 @@ pub struct Fields<'a> {
     /// The id column as JSON text, when present.
     pub id: Option<&'a str>,
     /// The extra column, when asked for and present.
+    #[cfg_attr(not(feature = "store"), allow(dead_code))]
     pub extra: Option<Cow<'a, str>>,
 }
 

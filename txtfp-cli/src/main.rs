@@ -20,6 +20,8 @@ mod fingerprint;
 #[cfg(feature = "store")]
 mod global;
 mod index;
+#[cfg(feature = "store")]
+mod ingest;
 mod input;
 mod jsonl;
 mod outofcore;

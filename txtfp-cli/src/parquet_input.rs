@@ -28,7 +28,6 @@ impl Row {
             text: Cow::Borrowed(&self.text),
             record: Record::Json(&self.json),
             bytes: self.bytes,
-            extra: None,
         }
     }
 }

@@ -5,19 +5,17 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use txtfp::store::{Action, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
+use txtfp::store::{GlobalFingerprintStore, GlobalStoreConfig};
 
 use crate::error::{CliError, CliResult};
-use crate::input::{DuplicateIds, Source, display_name, plain_id, read_text};
-use crate::jsonl::Columns;
-use crate::progress::Progress;
-use crate::sink::Sink;
+use crate::input::read_text;
 
 /// The store subcommands.
 #[derive(Debug, Subcommand)]
 pub enum StoreCommand {
-    /// Add documents (JSONL, a folder, `-`) to the store; one decision
-    /// (JSON) per document on stdout or in `--decisions`.
+    /// Add documents (JSONL, also `.gz` / `.zst`, a folder, `-`) to the
+    /// store, streamed in batches; one decision (JSON) per document on
+    /// stdout or in `--decisions`.
     Ingest(IngestArgs),
     /// Stored documents near each input text (files, or stdin for none or `-`).
     Query(QueryArgs),
@@ -40,7 +38,8 @@ pub struct StoreOpts {
 /// `txtfp store ingest`.
 #[derive(Debug, Args)]
 pub struct IngestArgs {
-    /// A JSONL file (`-` for stdin) or a folder of text files.
+    /// A JSONL file (plain, gzip or zstd; `-` for stdin), a Parquet file
+    /// (feature `parquet`) or a folder of text files (each one document).
     pub input: PathBuf,
     #[command(flatten)]
     pub store: StoreOpts,
@@ -57,10 +56,18 @@ pub struct IngestArgs {
     /// JSONL column holding the id (a JSON string, or any JSON value's text).
     #[arg(long, default_value = "id", value_name = "NAME")]
     pub id_column: String,
-    /// Write the decisions here instead of stdout.
+    /// Write the decisions here instead of stdout. Each batch's decisions
+    /// are written as soon as the store has committed the batch.
     #[arg(long, value_name = "FILE")]
     pub decisions: Option<PathBuf>,
-    /// Stop at the first bad record or rejected document.
+    /// Documents per store transaction (a batch is also sent once it holds
+    /// 64 MiB of text). Decisions do not depend on it.
+    #[arg(long, default_value_t = 1024, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: u64,
+    /// Stop at the first bad record or rejected document. The documents
+    /// before it are ingested; a rejected document's batch is ingested
+    /// whole (its decisions written) before the run stops.
     #[arg(long)]
     pub strict: bool,
     /// No progress bar and no summary on stderr.
@@ -120,105 +127,7 @@ fn open(opts: &StoreOpts) -> CliResult<GlobalFingerprintStore> {
 
 fn ingest(a: &IngestArgs) -> CliResult {
     let store = open(&a.store)?;
-    let cols = Columns {
-        text: &a.text_column,
-        id: &a.id_column,
-        extra: a.source_column.as_deref(),
-    };
-    let source = Source::open(&a.input, cols, a.strict)?;
-    let name = display_name(&a.input);
-    let (docs, skipped) = source.docs(cols, a.strict)?;
-    for s in &skipped {
-        eprintln!("txtfp: skipped {s}");
-    }
-    if docs.is_empty() && !skipped.is_empty() {
-        return Err(CliError::no_valid_record(
-            skipped.len() as u64,
-            skipped.first().map(ToString::to_string),
-        ));
-    }
-    // A repeated id replays the first one's decision instead of being
-    // ingested: worth a warning before the run.
-    DuplicateIds::find(docs.iter().map(|d| d.id.as_ref())).warn(&name);
-    let mut out = match &a.decisions {
-        Some(p) => Sink::file(p)?,
-        None => Sink::stdout(),
-    };
-    let progress = Progress::new(docs.iter().map(|d| d.bytes).sum(), a.quiet);
-    progress.phase("ingesting");
-    let mut counts = [0usize; 6];
-    let mut rejected = 0usize;
-    let mut first_rejected: Option<String> = None;
-    // In input order, one at a time: a decision depends on every document
-    // stored before it, so the order is part of the result.
-    for d in &docs {
-        let id = plain_id(&d.id);
-        let src = d.extra.as_deref().unwrap_or(&a.source);
-        let incoming = IncomingDocument::new(id.as_str(), d.text.as_ref(), src);
-        let decision = match store.ingest(&incoming) {
-            Ok(decision) => decision,
-            Err(e @ txtfp::Error::InvalidInput(_)) if !a.strict => {
-                progress.advance(d.bytes);
-                let msg = format!("{name}: id {}: rejected: {e}", d.id);
-                eprintln!("txtfp: {msg}");
-                first_rejected.get_or_insert(msg);
-                rejected += 1;
-                continue;
-            }
-            Err(e) => {
-                progress.finish();
-                return Err(CliError::Failed(format!("{name}: id {}: {e}", d.id)));
-            }
-        };
-        progress.advance(d.bytes);
-        counts[action_index(decision.action)] += 1;
-        let mut line = serde_json::to_vec(&decision)
-            .map_err(|e| CliError::Failed(format!("decision of {id}: {e}")))?;
-        line.push(b'\n');
-        out.put(&line)?;
-    }
-    progress.finish();
-    out.close()?;
-    if counts.iter().sum::<usize>() == 0 && rejected + skipped.len() > 0 {
-        let first = skipped.first().map(ToString::to_string).or(first_rejected);
-        return Err(CliError::no_valid_record(
-            (rejected + skipped.len()) as u64,
-            first,
-        ));
-    }
-    if !a.quiet {
-        let names = [
-            "accept",
-            "drop",
-            "mark_duplicate",
-            "replace",
-            "link",
-            "mark_partial",
-        ];
-        let parts: Vec<String> = names
-            .iter()
-            .zip(counts)
-            .map(|(n, c)| format!("{n} {c}"))
-            .collect();
-        eprintln!(
-            "txtfp store ingest: {name}: {} documents ({}), {} bad records skipped, {rejected} rejected",
-            docs.len(),
-            parts.join(", "),
-            skipped.len()
-        );
-    }
-    Ok(())
-}
-
-fn action_index(a: Action) -> usize {
-    match a {
-        Action::Accept => 0,
-        Action::Drop => 1,
-        Action::MarkDuplicate => 2,
-        Action::Replace => 3,
-        Action::Link => 4,
-        _ => 5,
-    }
+    crate::ingest::run(a, &store)
 }
 
 /// The default `--max-bytes` of `store query`.

@@ -282,3 +282,208 @@ fn dedup_with_store_drops_what_earlier_runs_stored() {
         one["global_store"]["dropped"]
     );
 }
+
+/// Ingests `input` (a path, or `-` with `stdin`) into a fresh store under
+/// `dir/name` with `extra` arguments; its decisions without time stamps.
+fn ingest_decisions(
+    dir: &std::path::Path,
+    name: &str,
+    input: &str,
+    stdin: &[u8],
+    extra: &[&str],
+) -> Vec<Value> {
+    let root = dir.join(name);
+    let decisions = dir.join(format!("{name}.decisions.jsonl"));
+    let mut args = vec![
+        "store",
+        "ingest",
+        input,
+        "--root",
+        root.to_str().unwrap(),
+        "--source-column",
+        "src",
+        "-q",
+        "--decisions",
+        decisions.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = txtfp_stdin(&args, stdin);
+    assert_eq!(code(&out), 0, "{name}: {}", stderr(&out));
+    json_lines(&read(&decisions))
+        .into_iter()
+        .map(timeless)
+        .collect()
+}
+
+/// Compressed input, stdin and every batch size give the decisions of the
+/// plain file, in input order.
+#[test]
+fn compression_and_batch_size_do_not_change_decisions() {
+    use std::io::Write;
+    let dir = fresh_dir("store_batches");
+    let plain = std::fs::read(data(SAMPLE)).unwrap();
+    let gz = dir.join("sample.jsonl.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(&plain).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    let zst = dir.join("sample.jsonl.zst");
+    std::fs::write(&zst, zstd::encode_all(&plain[..], 3).unwrap()).unwrap();
+
+    let want = ingest_decisions(&dir, "plain", SAMPLE, b"", &[]);
+    assert_eq!(want.len(), 195);
+    assert!(want.iter().any(|d| d["action"] == "drop"));
+    let runs: [(&str, &str, &[u8], &[&str]); 6] = [
+        ("batch1", SAMPLE, b"", &["--batch", "1"]),
+        ("batch7", SAMPLE, b"", &["--batch", "7"]),
+        ("gz", gz.to_str().unwrap(), b"", &[]),
+        ("zst", zst.to_str().unwrap(), b"", &["--batch", "7"]),
+        ("stdin", "-", &plain, &["--batch", "50"]),
+        ("stdin_zst", "-", &std::fs::read(&zst).unwrap(), &[]),
+    ];
+    for (name, input, stdin, extra) in runs {
+        let got = ingest_decisions(&dir, name, input, stdin, extra);
+        assert_eq!(got, want, "{name}");
+    }
+    let out = txtfp(&["store", "ingest", SAMPLE, "--root", "x", "--batch", "0"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+}
+
+/// A few thousand short documents, some repeating an earlier text or id.
+fn many_documents(n: usize) -> String {
+    const WORDS: [&str; 40] = [
+        "river", "stone", "cloud", "lamp", "orbit", "maple", "quartz", "harbor", "signal",
+        "meadow", "copper", "lantern", "thistle", "glacier", "ember", "falcon", "prism", "cedar",
+        "velvet", "canyon", "anchor", "beacon", "willow", "summit", "tundra", "marble", "comet",
+        "garnet", "fjord", "saffron", "pewter", "juniper", "basalt", "nectar", "obsidian", "plume",
+        "ripple", "sparrow", "timber", "zephyr",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut texts: Vec<String> = Vec::with_capacity(n);
+    let mut out = String::new();
+    for i in 0..n {
+        let text = if i % 11 == 10 {
+            texts[i - 7].clone()
+        } else {
+            (0..24)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    WORDS[(state % WORDS.len() as u64) as usize]
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let id = if i % 97 == 96 {
+            format!("d{}", i - 50)
+        } else {
+            format!("d{i}")
+        };
+        out += &serde_json::json!({ "id": id, "text": text }).to_string();
+        out.push('\n');
+        texts.push(text);
+    }
+    out
+}
+
+/// Killed at any moment, `store ingest` leaves in `--decisions` only whole
+/// lines (but perhaps a last one cut short), each the decision the store
+/// holds for its document; running it again completes the store.
+#[test]
+fn decisions_survive_a_kill() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = fresh_dir("store_kill");
+    let input = dir.join("docs.jsonl");
+    std::fs::write(&input, many_documents(3000)).unwrap();
+    let root = dir.join("store");
+    let first = dir.join("first.jsonl");
+    let args = |decisions: &std::path::Path| {
+        vec![
+            "store".to_string(),
+            "ingest".into(),
+            input.to_str().unwrap().into(),
+            "--root".into(),
+            root.to_str().unwrap().into(),
+            "--decisions".into(),
+            decisions.to_str().unwrap().into(),
+            "--batch".into(),
+            "50".into(),
+            "-q".into(),
+        ]
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_txtfp"))
+        .args(args(&first))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start txtfp");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let written = std::fs::metadata(&first).map_or(0, |m| m.len());
+        if written > 20_000 || Instant::now() > deadline {
+            break;
+        }
+        if child.try_wait().unwrap().is_some() {
+            break; // finished before the kill: what follows still holds
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let _ = child.kill(); // SIGKILL
+    child.wait().unwrap();
+
+    let bytes = std::fs::read(&first).unwrap();
+    let complete = match bytes.iter().rposition(|&b| b == b'\n') {
+        Some(i) => &bytes[..=i],
+        None => &bytes[..0],
+    };
+    let written = json_lines(std::str::from_utf8(complete).unwrap());
+    assert!(!written.is_empty(), "nothing written before the kill");
+    let cfg = |root: &std::path::Path| {
+        let mut c = GlobalStoreConfig::default();
+        c.root_path = root.to_path_buf();
+        c
+    };
+    {
+        let store = GlobalFingerprintStore::open(cfg(&root)).unwrap();
+        for line in &written {
+            let id = line["doc_id"].as_str().unwrap();
+            let stored = store
+                .document(id)
+                .unwrap()
+                .unwrap_or_else(|| panic!("{id} has a decision line but is not stored"));
+            let d = serde_json::to_value(&stored.decision).unwrap();
+            for field in ["action", "matched_doc_id", "decided_at", "reason"] {
+                assert_eq!(line[field], d[field], "{id}: {field}");
+            }
+        }
+    }
+
+    // Again to the end: every document is then stored, and the decisions of
+    // the first run are replayed unchanged.
+    let second = dir.join("second.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_txtfp"))
+        .args(args(&second))
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let again = json_lines(&read(&second));
+    assert_eq!(again.len(), 3000);
+    for line in &written {
+        let id = &line["doc_id"];
+        let replay = again.iter().find(|d| &d["doc_id"] == id).unwrap();
+        assert_eq!(replay["replayed"], true, "{id}");
+        assert_eq!(replay["decided_at"], line["decided_at"], "{id}");
+    }
+    let store = GlobalFingerprintStore::open(cfg(&root)).unwrap();
+    for (line, d) in json_lines(&read(&input)).iter().zip(&again) {
+        let id = line["id"].as_str().unwrap();
+        assert_eq!(d["doc_id"], id);
+        let stored = store.document(id).unwrap().expect("stored");
+        assert_eq!(
+            stored.decision.decided_at,
+            d["decided_at"].as_u64().unwrap()
+        );
+    }
+}
