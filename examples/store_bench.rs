@@ -82,12 +82,15 @@ fn run(
     let store = GlobalFingerprintStore::open(cfg)?;
     let t = Instant::now();
     let mut kept = 0usize;
+    let mut each: Vec<Duration> = Vec::with_capacity(docs.len());
     for d in docs {
+        let t = Instant::now();
         match store.ingest(d) {
             Ok(r) => kept += usize::from(r.action.is_kept()),
             Err(txtfp::Error::InvalidInput(_)) => {}
             Err(e) => return Err(e),
         }
+        each.push(t.elapsed());
     }
     report(
         name,
@@ -97,6 +100,15 @@ fn run(
         bytes,
         kept,
     );
+    each.sort();
+    if !each.is_empty() {
+        let p = |q: f64| each[((each.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e3;
+        println!(
+            "{name:>8} ingest latency: p50 {:.3} ms, p99 {:.3} ms",
+            p(0.5),
+            p(0.99)
+        );
+    }
     let batched = GlobalFingerprintStore::open(batch_cfg)?;
     let t = Instant::now();
     let mut batch_kept = 0usize;

@@ -83,8 +83,14 @@ impl GlobalFingerprintStore {
         let mut out: Vec<Result<DecisionRecord>> = Vec::with_capacity(docs.len());
         let mut ready: Vec<Ready<'_>> = Vec::new();
         let mut slots: Vec<usize> = Vec::new();
-        for doc in docs {
-            match self.prepare(doc) {
+        // Fingerprinting is independent per document: on every core. The
+        // decisions stay in input order below.
+        let prepared: Vec<Result<Ready<'_>>> = {
+            use rayon::prelude::*;
+            docs.par_iter().map(|doc| self.prepare(doc)).collect()
+        };
+        for r in prepared {
+            match r {
                 Ok(r) => {
                     slots.push(out.len());
                     ready.push(r);

@@ -21,6 +21,9 @@ pub enum StoreCommand {
     Query(QueryArgs),
     /// The store's counts and rates.
     Metrics(MetricsArgs),
+    /// Convert a store of the earlier embedded format (`store.redb`) in
+    /// place; the old file is kept as `store.redb.migrated`.
+    Migrate(MigrateArgs),
 }
 
 /// Which store.
@@ -88,6 +91,13 @@ pub struct QueryArgs {
     pub store: StoreOpts,
 }
 
+/// `txtfp store migrate`.
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    #[command(flatten)]
+    pub store: StoreOpts,
+}
+
 /// `txtfp store metrics`.
 #[derive(Debug, Args)]
 pub struct MetricsArgs {
@@ -104,6 +114,7 @@ pub fn run(cmd: &StoreCommand) -> CliResult {
         StoreCommand::Ingest(a) => ingest(a),
         StoreCommand::Query(a) => query(a),
         StoreCommand::Metrics(a) => metrics(a),
+        StoreCommand::Migrate(a) => migrate(a),
     }
 }
 
@@ -146,6 +157,32 @@ fn query(a: &QueryArgs) -> CliResult {
         let line = serde_json::json!({ "name": name, "matches": matches });
         writeln!(out, "{line}").map_err(|e| CliError::write("<stdout>", e))?;
     }
+    Ok(())
+}
+
+fn migrate(a: &MigrateArgs) -> CliResult {
+    let root = match (&a.store.root, &a.store.config) {
+        (Some(r), _) => r.clone(),
+        (None, Some(p)) => {
+            GlobalStoreConfig::from_path(p)
+                .map_err(|e| CliError::Failed(format!("{}: {e}", p.display())))?
+                .root_path
+        }
+        (None, None) => {
+            return Err(CliError::Usage(
+                "name the store with --root DIR or --config FILE".into(),
+            ));
+        }
+    };
+    let m = txtfp::store::backend::EmbeddedBackend::migrate(&root)
+        .map_err(|e| CliError::Failed(format!("cannot convert the store: {e}")))?;
+    eprintln!(
+        "txtfp store migrate: {}: {} documents and {} chunk owners converted; the earlier file is kept as {}",
+        root.display(),
+        m.documents,
+        m.chunks,
+        m.kept_as.display()
+    );
     Ok(())
 }
 

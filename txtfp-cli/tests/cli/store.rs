@@ -487,3 +487,52 @@ fn decisions_survive_a_kill() {
         );
     }
 }
+
+/// A store of the earlier single-file format: refused with a message
+/// naming `migrate`, converted by it, then the same metrics and decisions.
+#[test]
+fn an_earlier_store_is_refused_then_migrated() {
+    use txtfp::store::backend::LegacyRedbStore;
+    let dir = fresh_dir("store_migrate");
+    let root = dir.join("store");
+    let r = root.to_str().unwrap();
+    let mut cfg = GlobalStoreConfig::default();
+    cfg.root_path = root.clone();
+    let text = std::fs::read_to_string(SAMPLE).unwrap();
+    let docs: Vec<IncomingDocument> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            IncomingDocument::new(
+                v["id"].as_str().unwrap(),
+                v["text"].as_str().unwrap(),
+                "cli",
+            )
+        })
+        .collect();
+    let old = GlobalFingerprintStore::with_backend(
+        cfg.clone(),
+        Box::new(LegacyRedbStore::open(&root).unwrap()),
+    )
+    .unwrap();
+    for d in &docs {
+        old.ingest(d).unwrap();
+    }
+    let want = old.metrics().unwrap().to_json();
+    drop(old);
+    let out = txtfp(&["store", "metrics", "--root", r, "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("store migrate"), "{}", stderr(&out));
+    let out = txtfp(&["store", "migrate", "--root", r]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(root.join("store.redb.migrated").exists());
+    let out = txtfp(&["store", "metrics", "--root", r, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got, serde_json::from_str::<Value>(&want).unwrap());
+    // Nothing left to convert.
+    assert_eq!(
+        txtfp(&["store", "migrate", "--root", r]).status.code(),
+        Some(1)
+    );
+}

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
+use std::sync::Arc;
 
 use super::log::HEADER;
 use super::{
@@ -15,9 +16,14 @@ use crate::store::backend::{CandidateDoc, ChunkOwner, Lookup, Snapshot, WriteOp,
 use crate::store::records::{FingerprintRecord, StoredDocument};
 use crate::{Error, Result};
 
+/// Records the read cache holds at most.
+const HOT_RECORDS: usize = 16_384;
+
 impl Inner {
     pub(super) fn log_end(&self) -> u64 {
-        self.log.as_ref().map_or(0, super::log::Log::end)
+        self.log
+            .as_ref()
+            .map_or(self.replayed_to, super::log::Log::end)
     }
 
     fn layout(&self) -> Result<&Layout> {
@@ -43,20 +49,26 @@ impl Inner {
             return Ok(s);
         }
         let layout = self.layout()?;
-        let mut cache: HashMap<u32, Record> = HashMap::new();
-        let read = |doc: u32, cache: &mut HashMap<u32, Record>| -> Result<()> {
+        let mut cache: HashMap<u32, Arc<Record>> = HashMap::new();
+        let read = |doc: u32, cache: &mut HashMap<u32, Arc<Record>>| -> Result<()> {
             if let std::collections::hash_map::Entry::Vacant(v) = cache.entry(doc) {
-                v.insert(self.record(doc)?);
+                v.insert(self.hot_record(doc)?);
             }
             Ok(())
         };
         let mut wanted: Vec<u32> = Vec::new();
-        let want = |doc: u32, wanted: &mut Vec<u32>| {
-            if wanted.len() < limit && !wanted.contains(&doc) {
+        let mut listed: hashbrown::HashSet<u32> = hashbrown::HashSet::new();
+        let mut want = |doc: u32, wanted: &mut Vec<u32>| {
+            if wanted.len() < limit && listed.insert(doc) {
                 wanted.push(doc);
             }
         };
-        let mut seen_simhash: Vec<u32> = Vec::new();
+        // The tables' masks cover every bit, so the keys give the incoming
+        // SimHash back; a member farther than the radius can never match
+        // (the engine drops it), so it is neither read nor listed. On text
+        // whose SimHashes crowd (much CJK), that is most members.
+        let incoming = lookup.simhash_keys.iter().fold(0u64, |f, k| f | k.1);
+        let mut seen_simhash: hashbrown::HashSet<u32> = hashbrown::HashSet::new();
         for &(t, key) in &lookup.simhash_keys {
             let Some(&mask) = layout.masks.get(usize::from(t)) else {
                 continue;
@@ -66,16 +78,18 @@ impl Inner {
                 .members(Layout::simhash_tag(t), digest64(key), limit)
             {
                 let v = self.simhashes.get(doc as usize).copied().unwrap_or(0);
-                if v & mask != key || seen_simhash.contains(&doc) {
+                if v & mask != key
+                    || (layout.covers_all && (v ^ incoming).count_ones() > layout.max_hamming)
+                    || !seen_simhash.insert(doc)
+                {
                     continue;
                 }
                 read(doc, &mut cache)?;
-                seen_simhash.push(doc);
                 want(doc, &mut wanted);
                 s.simhash_hits.push((v, cache[&doc].0.doc_id.clone()));
             }
         }
-        let mut seen_band: Vec<u32> = Vec::new();
+        let mut seen_band: hashbrown::HashSet<u32> = hashbrown::HashSet::new();
         for &(b, key) in &lookup.band_keys {
             for doc in self
                 .tables
@@ -91,7 +105,7 @@ impl Inner {
                 if !filed {
                     continue;
                 }
-                seen_band.push(doc);
+                seen_band.insert(doc);
                 want(doc, &mut wanted);
                 s.band_hits.push(cache[&doc].0.doc_id.clone());
             }
@@ -100,7 +114,7 @@ impl Inner {
             let mut owner = None;
             for doc in self.tables.members(TAG_CHUNKS, digest_chunk(h), limit) {
                 read(doc, &mut cache)?;
-                let (entry, fps) = &cache[&doc];
+                let (entry, fps) = &*cache[&doc];
                 if let Some(o) = owner_of(h, entry, fps) {
                     want(doc, &mut wanted);
                     owner = Some(o);
@@ -110,9 +124,10 @@ impl Inner {
             s.chunk_owners.push(owner);
         }
         for doc in wanted {
-            let Some((entry, fingerprints)) = cache.remove(&doc) else {
+            let Some(rec) = cache.remove(&doc) else {
                 continue;
             };
+            let (entry, fingerprints) = Arc::unwrap_or_clone(rec);
             s.docs.insert(
                 entry.doc_id.clone(),
                 CandidateDoc {
@@ -122,6 +137,21 @@ impl Inner {
             );
         }
         Ok(s)
+    }
+
+    /// Document `doc`'s record through the cache of recently read ones:
+    /// near-duplicates are candidates of one another again and again.
+    fn hot_record(&self, doc: u32) -> Result<Arc<Record>> {
+        if let Some(r) = self.hot.borrow().get(&doc) {
+            return Ok(Arc::clone(r));
+        }
+        let r = Arc::new(self.record(doc)?);
+        let mut hot = self.hot.borrow_mut();
+        if hot.len() >= HOT_RECORDS {
+            hot.clear();
+        }
+        hot.insert(doc, Arc::clone(&r));
+        Ok(r)
     }
 
     /// The documents that own chunk `h` now, with the chunk number.
@@ -140,6 +170,7 @@ impl Inner {
     /// (so the next decision of the batch sees them) and added to the
     /// frame being built.
     pub(super) fn apply(&mut self, ws: WriteSet) -> Result<()> {
+        self.fresh.clear();
         // Entries and records by document, in order of first mention.
         let mut docs: Vec<(
             String,
@@ -225,7 +256,7 @@ impl Inner {
         }
         for (h, owner) in chunk_sets {
             let doc = self.doc_number(&owner.doc_id)?;
-            if chunk_of(&self.record(doc)?.1, owner.chunk_id) != Some(h) {
+            if self.with_record(doc, |(_, fps)| chunk_of(fps, owner.chunk_id))? != Some(h) {
                 return Err(Error::Store(format!(
                     "chunk {} of {:?} is not the chunk it is set to own",
                     owner.chunk_id, owner.doc_id
@@ -245,24 +276,16 @@ impl Inner {
     }
 
     fn doc_number(&self, id: &str) -> Result<u32> {
-        self.find_id(id)?
-            .map(|(doc, _)| doc)
+        self.find_number(id)?
             .ok_or_else(|| Error::Store(format!("keys written for unknown document {id:?}")))
     }
 
     /// The embedded backend files a document under the keys of its own
     /// fingerprints, all of them: the keys a write set names must be those.
     fn check_keys(&self, doc: u32, keys: &[(u16, u64)], layout: &Layout) -> Result<()> {
-        let (entry, fps) = self.record(doc)?;
-        let mut want: Vec<(u16, u64)> = Vec::new();
-        if let Some(v) = simhash_of(&fps) {
-            for (t, m) in layout.masks.iter().enumerate() {
-                want.push((Layout::simhash_tag(t as u8), v & m));
-            }
-        }
-        for (b, k) in bands_of(layout, &fps) {
-            want.push((layout.band_tag(b), k));
-        }
+        let (mut want, id) = self.with_record(doc, |(entry, fps)| {
+            (filing_keys(layout, fps), entry.doc_id.clone())
+        })?;
         let mut got = keys.to_vec();
         want.sort_unstable();
         got.sort_unstable();
@@ -270,9 +293,8 @@ impl Inner {
             Ok(())
         } else {
             Err(Error::Store(format!(
-                "the embedded backend files {:?} under the keys of its own fingerprints; \
-                 the write set names others",
-                entry.doc_id
+                "the embedded backend files {id:?} under the keys of its own fingerprints; \
+                 the write set names others"
             )))
         }
     }
@@ -295,7 +317,8 @@ impl Inner {
         let at = self.pending_at + self.pending.len() as u64;
         put_varint(&mut self.pending, body.len() as u64);
         self.pending.extend_from_slice(&body);
-        self.apply_op(&Op::Doc(doc), at, Some((entry, fps)))
+        self.fresh.push((doc, (entry, fps)));
+        self.apply_op(&Op::Doc(doc), at, None)
     }
 
     /// Adds `op` to the frame and applies it.
@@ -364,16 +387,27 @@ impl Inner {
         match op {
             Op::Def(id, text) => self.strings.define(*id, text.clone())?,
             Op::Doc(doc) => {
-                let rec = match rec {
-                    Some(r) => r,
-                    None => self.read_record(at)?,
+                let (simhash, id) = match &rec {
+                    Some(r) => (simhash_of(&r.1).unwrap_or(0), digest_id(&r.0.doc_id)),
+                    None => match self.fresh.iter().rev().find(|(d, _)| d == doc) {
+                        Some((_, r)) => (simhash_of(&r.1).unwrap_or(0), digest_id(&r.0.doc_id)),
+                        None => {
+                            let r = self.read_record(at)?;
+                            (simhash_of(&r.1).unwrap_or(0), digest_id(&r.0.doc_id))
+                        }
+                    },
                 };
-                let simhash = simhash_of(&rec.1).unwrap_or(0);
+                self.hot.borrow_mut().remove(doc);
                 let n = *doc as usize;
                 if n == self.offsets.len() {
+                    if n >= u32::MAX as usize - 1 {
+                        return Err(Error::Store(
+                            "embedded store: over 4 billion documents".into(),
+                        ));
+                    }
                     self.offsets.push(at);
                     self.simhashes.push(simhash);
-                    self.tables.add(TAG_IDS, digest_id(&rec.0.doc_id), *doc);
+                    self.tables.add(TAG_IDS, id, *doc);
                 } else if n < self.offsets.len() {
                     self.offsets[n] = at;
                     self.simhashes[n] = simhash;
@@ -386,18 +420,10 @@ impl Inner {
             }
             Op::Index(doc) | Op::Unindex(doc) => {
                 let add = matches!(op, Op::Index(_));
-                let layout = self.layout()?.clone();
-                let fps = self.record(*doc)?.1;
-                let mut keys: Vec<(u16, u32)> = Vec::new();
-                if let Some(v) = simhash_of(&fps) {
-                    for (t, m) in layout.masks.iter().enumerate() {
-                        keys.push((Layout::simhash_tag(t as u8), digest64(v & m)));
-                    }
-                }
-                for (b, k) in bands_of(&layout, &fps) {
-                    keys.push((layout.band_tag(b), digest64(k)));
-                }
+                let layout = self.layout()?;
+                let keys = self.with_record(*doc, |(_, fps)| filing_keys(layout, fps))?;
                 for (tag, key) in keys {
+                    let key = digest64(key);
                     if add {
                         self.tables.add(tag, key, *doc);
                     } else {
@@ -406,7 +432,8 @@ impl Inner {
                 }
             }
             Op::ChunkSet(doc, chunk) | Op::ChunkRemove(doc, chunk) => {
-                let h = chunk_of(&self.record(*doc)?.1, *chunk)
+                let h = self
+                    .with_record(*doc, |(_, fps)| chunk_of(fps, *chunk))?
                     .ok_or_else(|| self.corrupt_op(&format!("chunk {chunk} of document {doc}")))?;
                 if matches!(op, Op::ChunkSet(..)) {
                     self.tables.add(TAG_CHUNKS, digest_chunk(&h), *doc);
@@ -511,6 +538,12 @@ impl Inner {
             };
             self.apply_op(&op, 0, None)?;
         }
+        // A long replay (a rebuild from the whole log) checkpoints as it
+        // goes, so the recent part stays bounded.
+        self.replayed_to = at + payload.len() as u64;
+        if self.tables.recent() >= super::CHECKPOINT_ENTRIES {
+            self.checkpoint()?;
+        }
         Ok(())
     }
 
@@ -598,4 +631,19 @@ impl Inner {
         }
         Ok(())
     }
+}
+
+/// The SimHash-table and band keys a document with records `fps` is filed
+/// under.
+fn filing_keys(layout: &Layout, fps: &[FingerprintRecord]) -> Vec<(u16, u64)> {
+    let mut keys = Vec::with_capacity(layout.masks.len() + layout.bands);
+    if let Some(v) = simhash_of(fps) {
+        for (t, m) in layout.masks.iter().enumerate() {
+            keys.push((Layout::simhash_tag(t as u8), v & m));
+        }
+    }
+    for (b, k) in bands_of(layout, fps) {
+        keys.push((layout.band_tag(b), k));
+    }
+    keys
 }

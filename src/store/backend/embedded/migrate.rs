@@ -88,6 +88,7 @@ impl EmbeddedBackend {
         let mut in_batch = 0usize;
         inner.begin();
         legacy.for_each_document(&mut |c| {
+            inner.fresh.clear();
             let live = c.entry.status == crate::store::DocStatus::Live;
             let doc = inner.offsets.len() as u32;
             inner.put_doc(doc, c.entry, c.fingerprints)?;

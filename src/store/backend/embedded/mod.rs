@@ -91,6 +91,10 @@ struct Layout {
     masks: Vec<u64>,
     rows: usize,
     bands: usize,
+    /// The SimHash radius, and whether the masks cover every bit (so a
+    /// lookup's keys give its SimHash back).
+    max_hamming: u32,
+    covers_all: bool,
 }
 
 impl Layout {
@@ -107,7 +111,14 @@ impl Layout {
         } else {
             (0, 0)
         };
-        Ok(Self { masks, rows, bands })
+        let covers_all = masks.iter().fold(0u64, |a, m| a | m) == u64::MAX;
+        Ok(Self {
+            masks,
+            rows,
+            bands,
+            max_hamming: p.simhash_max_hamming,
+            covers_all,
+        })
     }
 
     fn tags(&self) -> usize {
@@ -289,6 +300,14 @@ struct Inner {
     /// Set when a commit failed after changing the in-memory state: the
     /// next use reloads it from disk.
     stale: bool,
+    /// The records the current write set wrote, so applying it does not
+    /// decode them again.
+    fresh: Vec<(u32, Record)>,
+    /// Where the replay is, while the log is being replayed.
+    replayed_to: u64,
+    /// Records read lately (see `hot_record`); a record rewritten is
+    /// dropped from it.
+    hot: core::cell::RefCell<hashbrown::HashMap<u32, std::sync::Arc<Record>>>,
 }
 
 impl EmbeddedBackend {
@@ -408,6 +427,7 @@ impl Inner {
         }
         match Self::load_from(root, layout.clone(), manifest.clone()) {
             Ok((inner, torn)) => {
+                sweep(root, &inner.manifest.segments);
                 if let Some(t) = torn {
                     notes.push(format!(
                         "{}: cut off {} bytes of an interrupted commit at byte {}",
@@ -491,12 +511,31 @@ impl Inner {
             // Until the log is open, every record is read from the file.
             pending_at: u64::MAX,
             stale: false,
+            fresh: Vec::new(),
+            replayed_to: 0,
+            hot: core::cell::RefCell::default(),
         };
         let from = inner.manifest.log_end;
+        inner.replayed_to = from;
         let (log, torn) = Log::open(&log_path, from, &mut |at, payload| inner.frame(at, payload))?;
         inner.pending_at = log.end() + log::HEADER;
         inner.log = Some(log);
         Ok((inner, torn))
+    }
+}
+
+/// Removes segment files the manifest does not name: left by a checkpoint
+/// a crash interrupted before its manifest was written.
+fn sweep(root: &Path, keep: &[String]) {
+    let Ok(dir) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in dir.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ours = name.starts_with("seg-") && (name.ends_with(".seg") || name.ends_with(".tmp"));
+        if ours && !keep.contains(&name) {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }
 
@@ -666,21 +705,37 @@ impl Inner {
 
     /// The document number and record of `id`, if stored.
     fn find_id(&self, id: &str) -> Result<Option<(u32, Record)>> {
+        Ok(match self.find_number(id)? {
+            Some(doc) => Some((doc, self.record(doc)?)),
+            None => None,
+        })
+    }
+
+    /// The document number of `id`, if stored.
+    fn find_number(&self, id: &str) -> Result<Option<u32>> {
         for doc in self.tables.members(TAG_IDS, digest_id(id), usize::MAX) {
-            let rec = self.record(doc)?;
-            if rec.0.doc_id == id {
-                return Ok(Some((doc, rec)));
+            if self.with_record(doc, |r| r.0.doc_id == id)? {
+                return Ok(Some(doc));
             }
         }
         Ok(None)
     }
 
     fn record(&self, doc: u32) -> Result<Record> {
+        self.with_record(doc, Clone::clone)
+    }
+
+    /// `f` of document `doc`'s record, without a copy when the current
+    /// write set wrote it.
+    fn with_record<T>(&self, doc: u32, f: impl FnOnce(&Record) -> T) -> Result<T> {
+        if let Some((_, r)) = self.fresh.iter().rev().find(|(d, _)| *d == doc) {
+            return Ok(f(r));
+        }
         let at = *self
             .offsets
             .get(doc as usize)
             .ok_or_else(|| Error::Corrupt(format!("store: document number {doc} is not stored")))?;
-        self.read_record(at)
+        Ok(f(&self.read_record(at)?))
     }
 }
 

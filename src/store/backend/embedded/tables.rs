@@ -8,8 +8,9 @@
 //! filed once and unfiled when superseded), so a member is visible when
 //! some part adds it and no part removes it, whatever the order.
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+
+use hashbrown::{HashMap, HashSet};
 
 use super::segment::{self, Segment, TagRuns, entry};
 use crate::Result;
@@ -17,12 +18,19 @@ use crate::Result;
 /// The tables of one store.
 pub(crate) struct Tables {
     tags: usize,
-    adds: HashMap<u64, Vec<u32>>,
+    /// Per slot (tag and key) the newest of its members in `nodes`: a list
+    /// per slot without an allocation per slot (most hold one member).
+    heads: HashMap<u64, u32>,
+    /// `(doc, next)`; `next` is [`END`], a removed member's doc [`GONE`].
+    nodes: Vec<(u32, u32)>,
     removes: HashSet<(u16, u64)>,
     recent: usize,
     /// Oldest first.
     segments: Vec<Segment>,
 }
+
+const END: u32 = u32::MAX;
+const GONE: u32 = u32::MAX;
 
 fn slot(tag: u16, key: u32) -> u64 {
     (u64::from(tag) << 32) | u64::from(key)
@@ -33,7 +41,8 @@ impl Tables {
     pub(crate) fn new(tags: usize, segments: Vec<Segment>) -> Self {
         Self {
             tags,
-            adds: HashMap::new(),
+            heads: HashMap::new(),
+            nodes: Vec::new(),
             removes: HashSet::new(),
             recent: 0,
             segments,
@@ -52,19 +61,39 @@ impl Tables {
 
     /// Files `doc` under `key` in `tag`.
     pub(crate) fn add(&mut self, tag: u16, key: u32, doc: u32) {
-        self.adds.entry(slot(tag, key)).or_default().push(doc);
+        let node = self.nodes.len() as u32;
+        let head = self.heads.entry(slot(tag, key)).or_insert(END);
+        self.nodes.push((doc, *head));
+        *head = node;
         self.recent += 1;
+    }
+
+    /// The members of a slot in the recent part, newest first.
+    fn recent_members(&self, s: u64) -> impl Iterator<Item = u32> + '_ {
+        let mut at = self.heads.get(&s).copied().unwrap_or(END);
+        core::iter::from_fn(move || {
+            while at != END {
+                let (doc, next) = *self.nodes.get(at as usize)?;
+                at = next;
+                if doc != GONE {
+                    return Some(doc);
+                }
+            }
+            None
+        })
     }
 
     /// Unfiles `doc` from `key` in `tag`.
     pub(crate) fn remove(&mut self, tag: u16, key: u32, doc: u32) {
-        if let Some(list) = self.adds.get_mut(&slot(tag, key))
-            && let Some(i) = list.iter().position(|&d| d == doc)
-        {
-            // Added since the last checkpoint: no segment holds it.
-            list.swap_remove(i);
-            self.recent = self.recent.saturating_sub(1);
-            return;
+        let mut at = self.heads.get(&slot(tag, key)).copied().unwrap_or(END);
+        while let Some(&(d, next)) = self.nodes.get(at as usize) {
+            if d == doc {
+                // Added since the last checkpoint: no segment holds it.
+                self.nodes[at as usize].0 = GONE;
+                self.recent = self.recent.saturating_sub(1);
+                return;
+            }
+            at = next;
         }
         if self.removes.insert((tag, entry(key, doc))) {
             self.recent += 1;
@@ -77,9 +106,7 @@ impl Tables {
         for s in &self.segments {
             s.adds(usize::from(tag), key, &mut out);
         }
-        if let Some(list) = self.adds.get(&slot(tag, key)) {
-            out.extend_from_slice(list);
-        }
+        out.extend(self.recent_members(slot(tag, key)));
         out.sort_unstable();
         out.dedup();
         out.retain(|&d| {
@@ -96,10 +123,10 @@ impl Tables {
     /// The recent part as sorted runs, one per tag.
     fn recent_runs(&self) -> Vec<TagRuns> {
         let mut runs = vec![TagRuns::default(); self.tags];
-        for (&s, docs) in &self.adds {
+        for &s in self.heads.keys() {
             let (tag, key) = ((s >> 32) as usize, s as u32);
             if let Some(r) = runs.get_mut(tag) {
-                r.adds.extend(docs.iter().map(|&d| entry(key, d)));
+                r.adds.extend(self.recent_members(s).map(|d| entry(key, d)));
             }
         }
         for &(tag, e) in &self.removes {
@@ -172,8 +199,9 @@ impl Tables {
             }
         }
         self.segments = segments;
-        self.adds.clear();
-        self.removes.clear();
+        self.heads = HashMap::new();
+        self.nodes = Vec::new();
+        self.removes = HashSet::new();
         self.recent = 0;
         Ok(retired)
     }

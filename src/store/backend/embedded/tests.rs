@@ -77,9 +77,16 @@ fn documents() -> Vec<IncomingDocument> {
             out.push(IncomingDocument::new(format!("m{n}"), mixed, "b"));
         }
     }
+    // Ids in ingest order: the engine breaks ties between equally ranked
+    // matches by age, then id, so this makes decisions independent of
+    // which documents share a millisecond.
+    for (i, d) in out.iter_mut().enumerate() {
+        d.doc_id = format!("{i:05}-{}", d.doc_id);
+    }
     // A repeated id replays.
+    let again = out[1].doc_id.clone();
     out.push(IncomingDocument::new(
-        "o1",
+        again,
         "something else entirely now",
         "a",
     ));
