@@ -313,6 +313,15 @@ fn gen_deserialize(rng: &mut Rng) -> Vec<u8> {
     }
 }
 
+/// A file pick, a damage kind and its bytes (flips, a cut length, or a
+/// replacement file).
+fn gen_store_files(rng: &mut Rng) -> Vec<u8> {
+    let n = rng.below(64);
+    let mut out = vec![rng.byte(), rng.byte()];
+    out.extend((0..n).map(|_| rng.byte()));
+    out
+}
+
 fn generate(target: &str, rng: &mut Rng) -> Vec<u8> {
     match target {
         "canonicalize" => gen_canonicalize(rng),
@@ -320,6 +329,7 @@ fn generate(target: &str, rng: &mut Rng) -> Vec<u8> {
         "from_bytes" => gen_from_bytes(rng),
         "index_file" => gen_index_file(rng),
         "tlsh_parse" => gen_tlsh_parse(rng),
+        "store_files" => gen_store_files(rng),
         _ => gen_deserialize(rng),
     }
 }

@@ -19,13 +19,14 @@ use txtfp::{
 };
 
 /// Names of the targets, in the order the smoke runner reports them.
-pub const TARGETS: [&str; 6] = [
+pub const TARGETS: [&str; 7] = [
     "canonicalize",
     "streaming",
     "from_bytes",
     "deserialize",
     "index_file",
     "tlsh_parse",
+    "store_files",
 ];
 
 /// Run the named target on one input. Unknown names return `false`.
@@ -37,6 +38,7 @@ pub fn run(target: &str, data: &[u8]) -> bool {
         "deserialize" => deserialize(data),
         "index_file" => index_file(data),
         "tlsh_parse" => tlsh_parse(data),
+        "store_files" => store_files(data),
         _ => return false,
     }
     true
@@ -404,6 +406,115 @@ pub fn index_file(data: &[u8]) {
             .expect("re-saved file reads back");
         assert_eq!(again.len(), idx.len());
     }
+}
+
+// ---------------------------------------------------------------------------
+// store_files
+// ---------------------------------------------------------------------------
+
+/// A small embedded store made once per process: a checkpoint (so a
+/// manifest, segments and `docs.idx` exist) and a log tail after it.
+fn store_template() -> &'static (std::path::PathBuf, Vec<String>) {
+    use txtfp::store::backend::EmbeddedBackend;
+    use txtfp::store::{GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
+    static T: std::sync::OnceLock<(std::path::PathBuf, Vec<String>)> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let root = std::env::temp_dir().join(format!("txtfp-fuzz-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let mut cfg = GlobalStoreConfig::default();
+        cfg.root_path = root.clone();
+        cfg.chunk_size = 8;
+        let words = [
+            "river", "stone", "lamp", "cloud", "paper", "glass", "tower", "field", "music",
+            "bread", "coast", "ember", "frost", "grain", "harbor", "island",
+        ];
+        let mut texts = Vec::new();
+        for i in 0..40usize {
+            let t: Vec<&str> = (0..30)
+                .map(|j| words[(i * 7 + j * (i % 5 + 1)) % words.len()])
+                .collect();
+            texts.push(t.join(" "));
+        }
+        let backend = EmbeddedBackend::open(&root)
+            .expect("template store")
+            .checkpoint_every(300);
+        let store =
+            GlobalFingerprintStore::with_backend(cfg, Box::new(backend)).expect("template store");
+        for (i, t) in texts.iter().enumerate() {
+            let src = if i % 3 == 0 { "a" } else { "b" };
+            store
+                .ingest(&IncomingDocument::new(format!("d{i}"), t.clone(), src))
+                .expect("ingest");
+        }
+        drop(store);
+        (root, texts)
+    })
+}
+
+/// The embedded store's files damaged: byte 0 picks the file (log,
+/// manifest, `docs.idx`, a segment, `params.json`), byte 1 how (flips at
+/// the offsets that follow, a cut, or the rest of the input as the whole
+/// file). Opening and every read return a value or an error, never panic.
+pub fn store_files(data: &[u8]) {
+    use txtfp::store::backend::EmbeddedBackend;
+    use txtfp::store::{GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
+    let (template, texts) = store_template();
+    let dir = std::env::temp_dir().join(format!(
+        "txtfp-fuzz-store-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut names: Vec<String> = std::fs::read_dir(template)
+        .expect("template")
+        .filter_map(|e| Some(e.ok()?.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n != "LOCK")
+        .collect();
+    names.sort();
+    for n in &names {
+        std::fs::copy(template.join(n), dir.join(n)).expect("copy");
+    }
+    let pick = data.first().copied().unwrap_or(0) as usize % names.len().max(1);
+    let how = data.get(1).copied().unwrap_or(0);
+    let rest = data.get(2..).unwrap_or_default();
+    if let Some(name) = names.get(pick) {
+        let path = dir.join(name);
+        let mut bytes = std::fs::read(&path).unwrap_or_default();
+        match how % 3 {
+            0 => {
+                for p in rest.chunks(3) {
+                    if bytes.is_empty() || p.len() < 3 {
+                        break;
+                    }
+                    let at = usize::from(u16::from_le_bytes([p[0], p[1]])) * 7 % bytes.len();
+                    bytes[at] ^= p[2] | 1;
+                }
+            }
+            1 => {
+                let keep = rest
+                    .iter()
+                    .fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(b.into()));
+                bytes.truncate(keep % (bytes.len() + 1));
+            }
+            _ => bytes = rest.to_vec(),
+        }
+        std::fs::write(&path, &bytes).expect("write");
+    }
+    let mut cfg = GlobalStoreConfig::default();
+    cfg.root_path = dir.clone();
+    cfg.chunk_size = 8;
+    if let Ok(backend) = EmbeddedBackend::open(&dir)
+        && let Ok(store) = GlobalFingerprintStore::with_backend(cfg, Box::new(backend))
+    {
+        for i in 0..texts.len() {
+            let _ = store.document(&format!("d{i}"));
+        }
+        let _ = store.metrics();
+        let _ = store.query(&texts[0]);
+        let _ = store.ingest(&IncomingDocument::new("new", texts[1].clone(), "a"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 // ---------------------------------------------------------------------------

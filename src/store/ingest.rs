@@ -15,8 +15,6 @@ struct Ready<'a> {
     doc: &'a IncomingDocument,
     prepared: Prepared,
     lookup: Lookup,
-    records: Vec<FingerprintRecord>,
-    now: u64,
 }
 
 impl GlobalFingerprintStore {
@@ -33,7 +31,8 @@ impl GlobalFingerprintStore {
     /// backend fails (nothing of this document is then stored).
     pub fn ingest(&self, doc: &IncomingDocument) -> Result<DecisionRecord> {
         let ready = self.prepare(doc)?;
-        let inc = ready.incoming();
+        let (now, records) = self.stamp(&ready);
+        let inc = ready.incoming(&records, now);
         let engine = self.engine();
         let mut out = None;
         self.backend
@@ -107,7 +106,11 @@ impl GlobalFingerprintStore {
                 let r = ready
                     .get(i)
                     .ok_or_else(|| Error::Store(format!("backend asked for item {i}")))?;
-                let (d, ws) = engine.decide(&r.incoming(), snap);
+                // Stamped at its turn, not while fingerprinting (which runs
+                // out of order on many threads): ties between equally ranked
+                // matches go to the older, as one ingest after another.
+                let (now, records) = self.stamp(r);
+                let (d, ws) = engine.decide(&r.incoming(&records, now), snap);
                 decided[i] = Some(d);
                 Ok(ws)
             })?;
@@ -131,15 +134,17 @@ impl GlobalFingerprintStore {
         }
         let prepared = self.hasher.prepare(&doc.doc_id, &doc.text)?;
         let lookup = self.hasher.lookup(&doc.doc_id, &prepared);
-        let now = now_ms();
-        let records = self.records(doc, &prepared, now);
         Ok(Ready {
             doc,
             prepared,
             lookup,
-            records,
-            now,
         })
+    }
+
+    /// The time of a document's ingest and its records, made at its turn.
+    fn stamp(&self, r: &Ready<'_>) -> (u64, Vec<FingerprintRecord>) {
+        let now = now_ms();
+        (now, self.records(r.doc, &r.prepared, now))
     }
 
     /// The fingerprint records of one document.
@@ -209,14 +214,14 @@ impl GlobalFingerprintStore {
 }
 
 impl Ready<'_> {
-    fn incoming(&self) -> Incoming<'_> {
+    fn incoming<'r>(&'r self, records: &'r [FingerprintRecord], now: u64) -> Incoming<'r> {
         Incoming {
             doc_id: &self.doc.doc_id,
             source: &self.doc.source,
             language: self.doc.language.as_deref(),
             prepared: &self.prepared,
-            records: &self.records,
-            now: self.now,
+            records,
+            now,
         }
     }
 }

@@ -404,64 +404,75 @@ impl Inner {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(io(&root.join(PARAMS), "cannot read", e)),
         };
-        let manifest_path = root.join(MANIFEST);
-        let manifest: Manifest = match std::fs::read(&manifest_path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                Error::Corrupt(format!(
-                    "{}: not a store manifest: {e}",
-                    manifest_path.display()
-                ))
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Manifest {
-                format: FORMAT,
-                ..Manifest::default()
-            },
-            Err(e) => return Err(io(&manifest_path, "cannot read", e)),
-        };
-        if manifest.format != FORMAT {
+        let log_len = std::fs::metadata(root.join(LOG_FILE)).map_or(0, |m| m.len());
+        if layout.is_some() && log_len == 0 {
             return Err(Error::Corrupt(format!(
-                "{}: store format {} (this build reads {FORMAT})",
-                manifest_path.display(),
-                manifest.format
+                "{} is empty or missing, but {} shows the store was created: \
+                 the log was truncated or replaced, and with it every document",
+                root.join(LOG_FILE).display(),
+                root.join(PARAMS).display()
             )));
         }
-        match Self::load_from(root, layout.clone(), manifest.clone()) {
-            Ok((inner, torn)) => {
-                sweep(root, &inner.manifest.segments);
-                if let Some(t) = torn {
-                    notes.push(format!(
-                        "{}: cut off {} bytes of an interrupted commit at byte {}",
-                        root.join(LOG_FILE).display(),
-                        t.dropped,
-                        t.at
-                    ));
+        let manifest_path = root.join(MANIFEST);
+        let fresh = |next_segment: u64| Manifest {
+            format: FORMAT,
+            next_segment,
+            ..Manifest::default()
+        };
+        // The manifest, segments and `docs.idx` are all derived from the
+        // log (which also holds every metadata string and counter change),
+        // so damage to any of them is repaired by replaying the whole log.
+        let mut damage = None;
+        let manifest = match std::fs::read(&manifest_path) {
+            Ok(bytes) => match serde_json::from_slice::<Manifest>(&bytes) {
+                Ok(m) if m.format == FORMAT => m,
+                Ok(m) => {
+                    return Err(Error::Corrupt(format!(
+                        "{}: store format {} (this build reads {FORMAT})",
+                        manifest_path.display(),
+                        m.format
+                    )));
                 }
-                Ok(inner)
-            }
-            Err(Error::Corrupt(why)) if !why.contains(LOG_FILE) => {
-                // A damaged segment or docs.idx: both are derived from the
-                // log, so rebuild them from it.
+                Err(e) => {
+                    damage = Some(format!(
+                        "{}: not a store manifest: {e}",
+                        manifest_path.display()
+                    ));
+                    fresh(0)
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => fresh(0),
+            Err(e) => return Err(io(&manifest_path, "cannot read", e)),
+        };
+        let next = manifest.next_segment;
+        let attempt = match damage {
+            Some(why) => Err(why),
+            None => match Self::load_from(root, layout.clone(), manifest) {
+                Ok(loaded) => Ok(loaded),
+                Err(Error::Corrupt(why)) if !why.contains(LOG_FILE) => Err(why),
+                Err(e) => return Err(e),
+            },
+        };
+        let (inner, torn) = match attempt {
+            Ok(loaded) => loaded,
+            Err(why) => {
                 notes.push(format!("{why}; rebuilt the tables from the log"));
-                let fresh = Manifest {
-                    format: FORMAT,
-                    next_segment: manifest.next_segment,
-                    ..Manifest::default()
-                };
-                let (mut inner, torn) = Self::load_from(root, layout, fresh)?;
-                if let Some(t) = torn {
-                    notes.push(format!(
-                        "{}: cut off {} bytes of an interrupted commit at byte {}",
-                        root.join(LOG_FILE).display(),
-                        t.dropped,
-                        t.at
-                    ));
-                }
+                let (mut inner, torn) = Self::load_from(root, layout, fresh(next))?;
                 inner.moved.clear();
                 inner.checkpoint()?;
-                Ok(inner)
+                (inner, torn)
             }
-            Err(e) => Err(e),
+        };
+        if let Some(t) = torn {
+            notes.push(format!(
+                "{}: cut off {} bytes of an interrupted commit at byte {}",
+                root.join(LOG_FILE).display(),
+                t.dropped,
+                t.at
+            ));
         }
+        sweep(root, &inner.manifest.segments);
+        Ok(inner)
     }
 
     fn load_from(
@@ -572,13 +583,21 @@ impl StoreBackend for EmbeddedBackend {
         match std::fs::read_to_string(&path) {
             Ok(stored) => Ok(stored),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if !g.offsets.is_empty() || g.log_end() > 0 {
+                if !g.offsets.is_empty() {
                     return Err(Error::Corrupt(format!(
                         "{}: missing while the store holds documents",
                         path.display()
                     )));
                 }
                 let params = HashParams::from_json(params_json)?;
+                // An empty first frame: from now on an empty log means a
+                // log truncated or replaced, never a new store.
+                let log = g
+                    .log
+                    .as_mut()
+                    .ok_or_else(|| Error::Store("embedded store: the log is not open".into()))?;
+                log.commit(&[])?;
+                g.pending_at = g.log_end() + log::HEADER;
                 write_durable(&path, params_json.as_bytes())?;
                 g.layout = Some(Layout::from_params(&params)?);
                 let tags = g.layout.as_ref().map_or(2, Layout::tags);
@@ -692,7 +711,12 @@ impl Inner {
         } else {
             read_record_bytes(&self.reader, at).map_err(|_| self.bad_record(at))?
         };
-        let (entry, fps) = decode_doc(&self.strings, &bytes)?;
+        let (entry, fps) = decode_doc(&self.strings, &bytes).map_err(|e| {
+            Error::Corrupt(format!(
+                "{}: the record at byte {at} is damaged: {e}",
+                self.root.join(LOG_FILE).display()
+            ))
+        })?;
         Ok((entry, fps.unwrap_or_default()))
     }
 

@@ -247,6 +247,11 @@ impl Segment {
         }
     }
 
+    /// How many removals `tag` holds.
+    pub(crate) fn removes_in(&self, tag: usize) -> usize {
+        self.tags.get(tag).map_or(0, |s| s.removes)
+    }
+
     /// Whether this segment removes `doc` from `key` in `tag`.
     pub(crate) fn removes(&self, tag: usize, key: u32, doc: u32) -> bool {
         let Some(s) = self.tags.get(tag) else {

@@ -109,13 +109,20 @@ impl Tables {
         out.extend(self.recent_members(slot(tag, key)));
         out.sort_unstable();
         out.dedup();
-        out.retain(|&d| {
-            !self.removes.contains(&(tag, entry(key, d)))
-                && !self
-                    .segments
-                    .iter()
-                    .any(|s| s.removes(usize::from(tag), key, d))
-        });
+        // Only documents superseded since they were filed are removed:
+        // most tags of most stores have no removal to look up.
+        let t = usize::from(tag);
+        let removing: Vec<&Segment> = self
+            .segments
+            .iter()
+            .filter(|s| s.removes_in(t) > 0)
+            .collect();
+        if !self.removes.is_empty() || !removing.is_empty() {
+            out.retain(|&d| {
+                !self.removes.contains(&(tag, entry(key, d)))
+                    && !removing.iter().any(|s| s.removes(t, key, d))
+            });
+        }
         out.truncate(limit);
         out
     }

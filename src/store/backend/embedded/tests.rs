@@ -249,3 +249,115 @@ fn a_store_of_the_earlier_format_converts_with_nothing_lost() {
     assert_eq!(ingest_all(&store, second), after_old);
     assert_eq!(state(&store, &docs), final_old);
 }
+
+/// Damage to each file: a typed error naming the file, or a repair, and
+/// never a panic; what a repair keeps decides as before.
+#[test]
+fn every_kind_of_damage_is_an_error_or_a_repair() {
+    let docs = documents();
+    let (first, second) = docs.split_at(docs.len() / 2);
+    let build = |name: &str| {
+        let root = temp(name);
+        let store = embedded_store(&root, 200);
+        ingest_all(&store, first);
+        drop(store);
+        root
+    };
+    let open = |root: &Path| {
+        EmbeddedBackend::open(root)
+            .and_then(|b| GlobalFingerprintStore::with_backend(config(root), Box::new(b)))
+    };
+    let reference = build("dmg-ref");
+    let want_state = state(&open(&reference).unwrap(), &docs);
+
+    // The log cut to half: refused (the checkpoint covers more) or cut off.
+    let root = build("dmg-half");
+    let log = root.join(LOG_FILE);
+    let len = std::fs::metadata(&log).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let e = open(&root).err().unwrap().to_string();
+    assert!(e.contains("store.log"), "{e}");
+
+    // 64 KiB zeroed in the middle. Frames after the checkpoint are checked
+    // as they are replayed: an error naming the log and the offset. Frames
+    // before it are read when a document in them is: that document's reads
+    // fail with an error naming the log, the rest of the store works.
+    for (name, at_end) in [("dmg-zero-tail", true), ("dmg-zero-mid", false)] {
+        let root = build(name);
+        if at_end {
+            // A second half after the last checkpoint, then damage in it.
+            let store = embedded_store(&root, usize::MAX);
+            ingest_all(&store, &second[..second.len() / 2]);
+            drop(store);
+        }
+        let log = root.join(LOG_FILE);
+        let mut bytes = std::fs::read(&log).unwrap();
+        let covered: u64 = serde_json::from_slice::<serde_json::Value>(
+            &std::fs::read(root.join("MANIFEST")).unwrap(),
+        )
+        .unwrap()["log_end"]
+            .as_u64()
+            .unwrap();
+        let start = if at_end {
+            covered as usize + 100
+        } else {
+            covered as usize / 2
+        };
+        let end = (start + 65_536).min(bytes.len() - 20);
+        assert!(start < end, "{name}: {start} {end}");
+        bytes[start..end].fill(0);
+        std::fs::write(&log, &bytes).unwrap();
+        match open(&root) {
+            Err(e) => {
+                let e = e.to_string();
+                assert!(
+                    at_end && e.contains("store.log") && e.contains("damaged frame at byte"),
+                    "{e}"
+                );
+            }
+            Ok(store) => {
+                assert!(!at_end);
+                let mut failed = 0;
+                for d in &docs {
+                    if let Err(e) = store.document(&d.doc_id) {
+                        assert!(e.to_string().contains("store.log"), "{e}");
+                        failed += 1;
+                    }
+                }
+                assert!(failed > 0 && failed < docs.len(), "{failed}");
+                assert!(store.metrics().is_ok());
+            }
+        }
+    }
+
+    // An empty log under a created store: refused, never a new store.
+    let root = build("dmg-empty");
+    std::fs::write(root.join(LOG_FILE), b"").unwrap();
+    let e = open(&root).err().unwrap().to_string();
+    assert!(e.contains("empty or missing"), "{e}");
+
+    // The manifest, docs.idx or a segment damaged: rebuilt from the log,
+    // with the same content and the same later decisions.
+    let want_later = ingest_all(&open(&build("dmg-ref2")).unwrap(), second);
+    for (name, hit) in [("manifest", "MANIFEST"), ("docs", "docs.idx")] {
+        let root = build(&format!("dmg-{name}"));
+        let path = root.join(hit);
+        let mut b = std::fs::read(&path).unwrap();
+        b.truncate(b.len() / 3);
+        std::fs::write(&path, &b).unwrap();
+        let backend = EmbeddedBackend::open(&root).unwrap();
+        assert!(
+            backend.recovered().iter().any(|r| r.contains("rebuilt")),
+            "{name}: {:?}",
+            backend.recovered()
+        );
+        let store = GlobalFingerprintStore::with_backend(config(&root), Box::new(backend)).unwrap();
+        assert_eq!(state(&store, &docs), want_state, "{name}");
+        assert_eq!(ingest_all(&store, second), want_later, "{name}");
+    }
+}
