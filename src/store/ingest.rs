@@ -10,6 +10,23 @@ use super::{
 };
 use crate::{Error, Result};
 
+/// Documents fingerprinted by
+/// [`GlobalFingerprintStore::prepare_batch`], waiting for
+/// [`GlobalFingerprintStore::ingest_prepared`]. It owns the documents and can
+/// move between threads.
+pub struct PreparedBatch {
+    params: super::HashParams,
+    docs: Vec<IncomingDocument>,
+    parts: Vec<Result<(Prepared, Lookup)>>,
+}
+
+impl PreparedBatch {
+    /// The documents, in order.
+    pub fn docs(&self) -> &[IncomingDocument] {
+        &self.docs
+    }
+}
+
 /// A document fingerprinted and ready to decide on.
 struct Ready<'a> {
     doc: &'a IncomingDocument,
@@ -30,7 +47,12 @@ impl GlobalFingerprintStore {
     /// `max_doc_bytes`, or a text without words; [`Error::Store`] when the
     /// backend fails (nothing of this document is then stored).
     pub fn ingest(&self, doc: &IncomingDocument) -> Result<DecisionRecord> {
-        let ready = self.prepare(doc)?;
+        let (prepared, lookup) = self.prepare(doc)?;
+        let ready = Ready {
+            doc,
+            prepared,
+            lookup,
+        };
         let (now, records) = self.stamp(&ready);
         let inc = ready.incoming(&records, now);
         let engine = self.engine();
@@ -79,20 +101,80 @@ impl GlobalFingerprintStore {
     /// before the failing one are. Re-running the batch is safe either way
     /// (stored ids replay).
     pub fn ingest_batch(&self, docs: &[IncomingDocument]) -> Result<Vec<Result<DecisionRecord>>> {
+        let parts = self.prepare_all(docs);
+        self.decide_all(docs, parts)
+    }
+
+    /// Fingerprints `docs` (on every core) without deciding anything, so a
+    /// caller can fingerprint the next batch while the store decides this
+    /// one: [`ingest_prepared`](Self::ingest_prepared) then decides them
+    /// exactly as [`ingest_batch`](Self::ingest_batch) would.
+    ///
+    /// ```
+    /// # fn main() -> txtfp::Result<()> {
+    /// use txtfp::store::{Action, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
+    /// let dir = std::env::temp_dir().join(format!("txtfp-prepared-doc-{}", std::process::id()));
+    /// # let _ = std::fs::remove_dir_all(&dir);
+    /// let mut cfg = GlobalStoreConfig::default();
+    /// cfg.root_path = dir.clone();
+    /// let store = GlobalFingerprintStore::open(cfg)?;
+    /// let text = "fingerprinted ahead, decided in order, one commit per batch";
+    /// let first = store.prepare_batch(vec![IncomingDocument::new("a", text, "web")]);
+    /// let second = store.prepare_batch(vec![IncomingDocument::new("b", text, "web")]);
+    /// assert_eq!(store.ingest_prepared(first)?[0].as_ref().unwrap().action, Action::Accept);
+    /// assert_eq!(store.ingest_prepared(second)?[0].as_ref().unwrap().action, Action::Drop);
+    /// # drop(store); std::fs::remove_dir_all(&dir)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn prepare_batch(&self, docs: Vec<IncomingDocument>) -> PreparedBatch {
+        let parts = self.prepare_all(&docs);
+        PreparedBatch {
+            params: self.params.clone(),
+            docs,
+            parts,
+        }
+    }
+
+    /// Decides and records a [`prepare_batch`](Self::prepare_batch)ed batch,
+    /// in order, as [`ingest_batch`](Self::ingest_batch) does.
+    ///
+    /// # Errors
+    ///
+    /// As [`ingest_batch`](Self::ingest_batch); [`Error::InvalidInput`] for
+    /// a batch prepared by a store with other hash parameters.
+    pub fn ingest_prepared(&self, batch: PreparedBatch) -> Result<Vec<Result<DecisionRecord>>> {
+        if batch.params != self.params {
+            return Err(Error::InvalidInput(
+                "the batch was prepared by a store with other hash parameters".into(),
+            ));
+        }
+        self.decide_all(&batch.docs, batch.parts)
+    }
+
+    fn prepare_all(&self, docs: &[IncomingDocument]) -> Vec<Result<(Prepared, Lookup)>> {
+        use rayon::prelude::*;
+        docs.par_iter().map(|doc| self.prepare(doc)).collect()
+    }
+
+    /// Decides `docs` (fingerprinted as `parts`) in order, in one
+    /// `update_many`.
+    fn decide_all(
+        &self,
+        docs: &[IncomingDocument],
+        parts: Vec<Result<(Prepared, Lookup)>>,
+    ) -> Result<Vec<Result<DecisionRecord>>> {
         let mut out: Vec<Result<DecisionRecord>> = Vec::with_capacity(docs.len());
         let mut ready: Vec<Ready<'_>> = Vec::new();
         let mut slots: Vec<usize> = Vec::new();
-        // Fingerprinting is independent per document: on every core. The
-        // decisions stay in input order below.
-        let prepared: Vec<Result<Ready<'_>>> = {
-            use rayon::prelude::*;
-            docs.par_iter().map(|doc| self.prepare(doc)).collect()
-        };
-        for r in prepared {
+        for (doc, r) in docs.iter().zip(parts) {
             match r {
-                Ok(r) => {
+                Ok((prepared, lookup)) => {
                     slots.push(out.len());
-                    ready.push(r);
+                    ready.push(Ready {
+                        doc,
+                        prepared,
+                        lookup,
+                    });
                     out.push(Err(Error::Store("not decided".into())));
                 }
                 Err(e) => out.push(Err(e)),
@@ -121,7 +203,7 @@ impl GlobalFingerprintStore {
     }
 
     /// Validates and fingerprints one document.
-    fn prepare<'a>(&self, doc: &'a IncomingDocument) -> Result<Ready<'a>> {
+    fn prepare(&self, doc: &IncomingDocument) -> Result<(Prepared, Lookup)> {
         check_id("doc_id", &doc.doc_id)?;
         check_id("source", &doc.source)?;
         if doc.text.len() > self.config.max_doc_bytes {
@@ -134,11 +216,7 @@ impl GlobalFingerprintStore {
         }
         let prepared = self.hasher.prepare(&doc.doc_id, &doc.text)?;
         let lookup = self.hasher.lookup(&doc.doc_id, &prepared);
-        Ok(Ready {
-            doc,
-            prepared,
-            lookup,
-        })
+        Ok((prepared, lookup))
     }
 
     /// The time of a document's ingest and its records, made at its turn.

@@ -53,6 +53,7 @@ pub use config::{
     BackendKind, GlobalStoreConfig, MAX_CHUNK_SIZE, MAX_HAMMING, MAX_NGRAM, OnDuplicate,
 };
 pub use fingerprints::{Lookup, TEXT_PIPELINE};
+pub use ingest::PreparedBatch;
 pub use metrics::{SourceMetrics, StoreMetrics};
 pub use params::{HashParams, STORE_SCHEMA};
 pub use records::{

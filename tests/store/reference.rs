@@ -130,6 +130,32 @@ fn batches_decide_as_single_ingests() {
         );
     }
     assert_eq!(batched, singles);
+    // Fingerprinted ahead, decided later: the same.
+    let ahead_dir = temp_dir("store-emb-ahead");
+    let ahead = open_in(&ahead_dir, |_| {});
+    let mut prepared: Vec<_> = docs
+        .chunks(29)
+        .map(|part| ahead.prepare_batch(part.to_vec()))
+        .collect();
+    let mut decided = Vec::new();
+    for b in prepared.drain(..) {
+        decided.extend(
+            ahead
+                .ingest_prepared(b)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.map(|r| r.action).ok()),
+        );
+    }
+    assert_eq!(decided, singles);
+    // A batch prepared under other hash parameters is refused.
+    let other_dir = temp_dir("store-emb-other");
+    let other = open_in(&other_dir, |c| c.minhash_ngram = 3);
+    let foreign = other.prepare_batch(docs[..2].to_vec());
+    assert!(ahead.ingest_prepared(foreign).is_err());
+    drop((ahead, other));
+    std::fs::remove_dir_all(&ahead_dir).unwrap();
+    std::fs::remove_dir_all(&other_dir).unwrap();
     assert!(singles.contains(&Some(Action::Replace)));
     assert!(singles.iter().any(Option::is_none));
     let (a, b) = (one.metrics().unwrap(), batch.metrics().unwrap());

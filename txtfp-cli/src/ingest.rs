@@ -18,7 +18,9 @@ use rayon::prelude::*;
 use txtfp::corpus::{
     Corpus, CorpusError, DEFAULT_MAX_RECORD_BYTES, Format, ReadOptions, ResolveOptions,
 };
-use txtfp::store::{Action, DecisionRecord, GlobalFingerprintStore, IncomingDocument};
+use txtfp::store::{
+    Action, DecisionRecord, GlobalFingerprintStore, IncomingDocument, PreparedBatch,
+};
 
 use crate::error::{CliError, CliResult};
 use crate::input::{DuplicateIds, display_name, plain_id};
@@ -273,6 +275,9 @@ struct Run<'a> {
     pending: Vec<IncomingDocument>,
     pending_ids: Vec<String>,
     pending_text: usize,
+    /// The batch fingerprinted while the one before it was decided, with
+    /// its ids: decided at the next flush.
+    ahead: Option<(PreparedBatch, Vec<String>)>,
     /// Documents read (decided or rejected).
     docs: u64,
     counts: [u64; 6],
@@ -306,6 +311,7 @@ impl<'a> Run<'a> {
             pending: Vec::new(),
             pending_ids: Vec::new(),
             pending_text: 0,
+            ahead: None,
             docs: 0,
             counts: [0; 6],
             skipped: 0,
@@ -334,7 +340,7 @@ impl<'a> Run<'a> {
     /// before it are still ingested, then the run stops.
     fn skip(&mut self, skip: String) -> CliResult {
         if self.strict {
-            self.flush()?;
+            self.drain()?;
             return Err(CliError::Failed(skip));
         }
         eprintln!("txtfp: skipped {skip}");
@@ -347,7 +353,9 @@ impl<'a> Run<'a> {
         self.progress.stage("ingesting", done, self.total);
     }
 
-    /// Sends the batch to the store and writes its decisions.
+    /// Fingerprints the batch while the store decides the one before it
+    /// (so both cores work during the decisions, which run in order on
+    /// one), then writes that one's decisions.
     fn flush(&mut self) -> CliResult {
         if self.pending.is_empty() {
             return Ok(());
@@ -355,32 +363,69 @@ impl<'a> Run<'a> {
         let docs = std::mem::take(&mut self.pending);
         let ids = std::mem::take(&mut self.pending_ids);
         self.pending_text = 0;
+        let store = self.store;
+        let before = self.ahead.take();
+        // The decisions of the batch before are written as soon as the
+        // store has committed it, not once the fingerprinting is done.
+        let (written, next) = rayon::join(
+            || match before {
+                Some((b, ids)) => {
+                    let results = store.ingest_prepared(b);
+                    self.write_results(results, &ids)
+                }
+                None => Ok(()),
+            },
+            || store.prepare_batch(docs),
+        );
+        self.ahead = Some((next, ids));
+        written
+    }
+
+    /// Sends what is pending and decides the batch ahead.
+    fn drain(&mut self) -> CliResult {
+        self.flush()?;
+        match self.ahead.take() {
+            Some((b, ids)) => {
+                let results = self.store.ingest_prepared(b);
+                self.write_results(results, &ids)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the decisions of one batch (ids `ids`), or reports its
+    /// failure.
+    fn write_results(
+        &mut self,
+        results: txtfp::Result<Vec<txtfp::Result<DecisionRecord>>>,
+        ids: &[String],
+    ) -> CliResult {
         let span = match (ids.first(), ids.last()) {
             (Some(f), Some(l)) if ids.len() > 1 => format!("ids {f} to {l}"),
             (Some(f), _) => format!("id {f}"),
             _ => String::new(),
         };
-        let results = self.store.ingest_batch(&docs).map_err(|e| {
+        let results = results.map_err(|e| {
             CliError::Failed(format!(
                 "{}: the store failed on the batch of {span}: {e} \
                  (the decisions of the batches before it are written)",
                 self.name
             ))
         })?;
-        if results.len() != docs.len() {
+        if results.len() != ids.len() {
             return Err(CliError::Failed(format!(
                 "{}: the store returned {} decisions for the {} documents of {span}",
                 self.name,
                 results.len(),
-                docs.len()
+                ids.len()
             )));
         }
-        let mut lines = Vec::with_capacity(docs.len() * 256);
+        let mut lines = Vec::with_capacity(ids.len() * 256);
         // With `--strict`, or for a store failure on one document, the run
         // stops after this batch: the store has committed its other
         // documents, so their decisions are written first.
         let mut stop: Option<CliError> = None;
-        for (r, id_json) in results.into_iter().zip(&ids) {
+        for (r, id_json) in results.into_iter().zip(ids) {
             match r {
                 Ok(d) => {
                     self.repeats.note(id_json, Some(&d));
@@ -416,7 +461,7 @@ impl<'a> Run<'a> {
     fn end(mut self, read: CliResult) -> CliResult {
         // A read error comes after the records read whole, which are
         // ingested like the others.
-        let flushed = self.flush();
+        let flushed = self.drain();
         self.progress.finish();
         let synced = self.out.take().map_or(Ok(()), Decisions::finish);
         let result = match (read, flushed) {

@@ -227,13 +227,26 @@ impl Segment {
             .map_or(u64::MAX, u64::from_le_bytes)
     }
 
-    /// Appends to `out` the docs added under `key` in `tag`, ascending.
-    pub(crate) fn adds(&self, tag: usize, key: u32, out: &mut Vec<u32>) {
+    /// Appends to `out` the first `most` docs added under `key` in `tag`,
+    /// ascending.
+    pub(crate) fn adds(&self, tag: usize, key: u32, most: usize, out: &mut Vec<u32>) {
         let Some(s) = self.tags.get(tag) else { return };
+        let mut left = most;
         // The first block whose first key is at or past `key`; the run of
         // `key` may start in the block before it.
-        let b = s.dir.partition_point(|&k| k < key).saturating_sub(1);
-        let mut i = b * BLOCK;
+        let next = s.dir.partition_point(|&k| k < key);
+        // The first entry at or past `key` is in block `next - 1` or is the
+        // first of block `next`: a binary search over that one block.
+        let (mut lo, mut hi) = (next.saturating_sub(1) * BLOCK, (next * BLOCK).min(s.adds));
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if ((self.at(s.adds_at + mid * 8) >> 32) as u32) < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut i = lo;
         while i < s.adds {
             let e = self.at(s.adds_at + i * 8);
             let k = (e >> 32) as u32;
@@ -241,7 +254,11 @@ impl Segment {
                 break;
             }
             if k == key {
+                if left == 0 {
+                    break;
+                }
                 out.push(e as u32);
+                left -= 1;
             }
             i += 1;
         }
@@ -410,12 +427,15 @@ mod tests {
             s.verify().unwrap();
             for key in 0..41u32 {
                 let mut got = Vec::new();
-                s.adds(0, key, &mut got);
+                s.adds(0, key, usize::MAX, &mut got);
+                let mut first = Vec::new();
+                s.adds(0, key, 3, &mut first);
+                proptest::prop_assert_eq!(&first[..], &got[..got.len().min(3)]);
                 let want: Vec<u32> = adds.iter().filter(|e| (*e >> 32) as u32 == key).map(|e| *e as u32).collect();
                 proptest::prop_assert_eq!(got, want);
                 let mut none = Vec::new();
-                s.adds(1, key, &mut none);
-                s.adds(7, key, &mut none);
+                s.adds(1, key, usize::MAX, &mut none);
+                s.adds(7, key, usize::MAX, &mut none);
                 proptest::prop_assert!(none.is_empty());
             }
             for &(k, v) in gone.iter().chain(raw.iter().take(20)) {
