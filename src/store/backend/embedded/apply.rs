@@ -466,14 +466,7 @@ impl Inner {
             let op = match code {
                 op_code::DEF => {
                     let id = varint32(payload, &mut i).ok_or_else(|| bad(self, start))?;
-                    let n = varint(payload, &mut i)
-                        .and_then(|n| usize::try_from(n).ok())
-                        .ok_or_else(|| bad(self, start))?;
-                    let text = payload
-                        .get(i..i.saturating_add(n))
-                        .and_then(|b| core::str::from_utf8(b).ok())
-                        .ok_or_else(|| bad(self, start))?;
-                    i += n;
+                    let text = text_at(payload, &mut i).ok_or_else(|| bad(self, start))?;
                     Op::Def(id, text.to_owned())
                 }
                 op_code::DOC => {
@@ -521,15 +514,9 @@ impl Inner {
                             .ok_or_else(|| bad(self, start))?
                             .to_owned()
                     } else {
-                        let n = varint(payload, &mut i)
-                            .and_then(|n| usize::try_from(n).ok())
-                            .ok_or_else(|| bad(self, start))?;
-                        let text = payload
-                            .get(i..i.saturating_add(n))
-                            .and_then(|b| core::str::from_utf8(b).ok())
-                            .ok_or_else(|| bad(self, start))?;
-                        i += n;
-                        text.to_owned()
+                        text_at(payload, &mut i)
+                            .ok_or_else(|| bad(self, start))?
+                            .to_owned()
                     };
                     let delta = varint(payload, &mut i).ok_or_else(|| bad(self, start))?;
                     Op::Count(name, unzigzag(delta))
@@ -646,4 +633,12 @@ fn filing_keys(layout: &Layout, fps: &[FingerprintRecord]) -> Vec<(u16, u64)> {
         keys.push((layout.band_tag(b), k));
     }
     keys
+}
+
+/// A length-prefixed UTF-8 string of a frame at `*at`, advancing it.
+fn text_at<'p>(payload: &'p [u8], at: &mut usize) -> Option<&'p str> {
+    let n = usize::try_from(varint(payload, at)?).ok()?;
+    let text = core::str::from_utf8(payload.get(*at..at.checked_add(n)?)?).ok()?;
+    *at += n;
+    Some(text)
 }

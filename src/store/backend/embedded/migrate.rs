@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::{EmbeddedBackend, LEGACY_FILE, LOCK, Layout, Op, io};
+use super::{EmbeddedBackend, LEGACY_FILE, Layout, Op, io};
 use crate::store::HashParams;
 use crate::store::backend::{LegacyRedbStore, StoreBackend};
 use crate::{Error, Result};
@@ -45,6 +45,7 @@ impl EmbeddedBackend {
                 root_path.display()
             )));
         }
+        let _lock = super::lock_store(root_path)?;
         let legacy = LegacyRedbStore::open(root_path)?;
         let params_json = legacy.params()?.ok_or_else(|| {
             Error::Store(format!("{}: no parameters stored", legacy_path.display()))
@@ -65,19 +66,6 @@ impl EmbeddedBackend {
                 std::fs::remove_file(entry.path())
                     .map_err(|e| io(&entry.path(), "cannot remove", e))?;
             }
-        }
-        let lock_path = root_path.join(LOCK);
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| io(&lock_path, "cannot open", e))?;
-        if lock.try_lock().is_err() {
-            return Err(Error::Store(format!(
-                "{} is open in another process",
-                root_path.display()
-            )));
         }
         let mut notes = Vec::new();
         let mut inner = super::Inner::load(root_path, &mut notes)?;

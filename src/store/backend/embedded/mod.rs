@@ -322,20 +322,7 @@ impl EmbeddedBackend {
     /// [`recovered`](Self::recovered)) or manifest; [`Error::Io`].
     pub fn open(root_path: &Path) -> Result<Self> {
         std::fs::create_dir_all(root_path).map_err(|e| io(root_path, "cannot create", e))?;
-        let lock_path = root_path.join(LOCK);
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|e| io(&lock_path, "cannot open", e))?;
-        if lock.try_lock().is_err() {
-            return Err(Error::Store(format!(
-                "{} is open in another process; the embedded backend serves one process \
-                 (any number of threads): use backend = \"redis\" to share a store between processes",
-                root_path.display()
-            )));
-        }
+        let lock = lock_store(root_path)?;
         let legacy = root_path.join(LEGACY_FILE);
         if legacy.exists() {
             return Err(Error::Store(format!(
@@ -533,6 +520,25 @@ impl Inner {
         inner.log = Some(log);
         Ok((inner, torn))
     }
+}
+
+/// Takes the store's lock file: one process at a time.
+fn lock_store(root_path: &Path) -> Result<File> {
+    let lock_path = root_path.join(LOCK);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| io(&lock_path, "cannot open", e))?;
+    if lock.try_lock().is_err() {
+        return Err(Error::Store(format!(
+            "{} is open in another process; the embedded backend serves one process \
+             (any number of threads): use backend = \"redis\" to share a store between processes",
+            root_path.display()
+        )));
+    }
+    Ok(lock)
 }
 
 /// Removes segment files the manifest does not name: left by a checkpoint
