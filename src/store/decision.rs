@@ -17,7 +17,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::backend::{CandidateDoc, ChunkOwner, Snapshot, WriteOp, WriteSet};
 use super::config::{GlobalStoreConfig, OnDuplicate};
-use super::fingerprints::{Prepared, band_keys, estimated_jaccard, parse_signature, simhash_keys};
+use super::fingerprints::{
+    Prepared, band_keys, estimated_jaccard, parse_chunk_hash, parse_signature, simhash_keys,
+};
 use super::metrics::counter;
 use super::records::{
     Action, DecisionRecord, DocStatus, FingerprintRecord, FingerprintType, MatchReason,
@@ -329,7 +331,7 @@ impl Engine<'_> {
                 }
                 FingerprintType::Chunk => {
                     let owned = r.chunk_id.is_some_and(|n| !not_owned.contains(&n));
-                    let Some(h) = parse_hash(&r.value) else {
+                    let Some(h) = parse_chunk_hash(&r.value) else {
                         continue;
                     };
                     if owned && !taken.contains(&h) {
@@ -346,17 +348,6 @@ fn minhash_of(c: &CandidateDoc) -> Option<Vec<u64>> {
         .iter()
         .find(|r| r.fingerprint_type == FingerprintType::MinHash)
         .and_then(|r| parse_signature(&r.value))
-}
-
-fn parse_hash(hex: &str) -> Option<[u8; 32]> {
-    if hex.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
 }
 
 fn count(ops: &mut Vec<WriteOp>, name: &str, delta: i64) {

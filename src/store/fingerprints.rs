@@ -260,6 +260,18 @@ pub(crate) fn parse_signature(value: &str) -> Option<Vec<u64>> {
         .collect()
 }
 
+/// The SHA-256 of a chunk record value (64 hex digits).
+pub(crate) fn parse_chunk_hash(hex: &str) -> Option<[u8; 32]> {
+    if hex.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
 /// The record value of a MinHash signature.
 pub(crate) fn signature_hex(sig: &[u64]) -> String {
     let bytes: Vec<u8> = sig.iter().flat_map(|s| s.to_le_bytes()).collect();

@@ -39,13 +39,13 @@ use std::sync::{Mutex, MutexGuard};
 
 use serde::{Deserialize, Serialize};
 
-use self::codec::{Strings, decode_doc, encode_doc};
+use self::codec::{Strings, decode_doc, encode_doc, put_varint};
 use self::log::Log;
 use self::segment::Segment;
 use self::tables::Tables;
 use super::{CandidateDoc, ChunkOwner, Lookup, Snapshot, StoreBackend, WriteSet};
 use crate::store::HashParams;
-use crate::store::fingerprints::{band_keys, parse_signature};
+use crate::store::fingerprints::{band_keys, parse_chunk_hash, parse_signature};
 use crate::store::records::{FingerprintRecord, FingerprintType, StoredDocument};
 use crate::{Error, Result};
 
@@ -180,14 +180,6 @@ mod op_code {
     pub const COUNT: u8 = 7;
 }
 
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
 /// A varint from `bytes` at `*at`, advancing it.
 fn varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
     let mut v = 0u64;
@@ -231,16 +223,7 @@ fn digest_chunk(h: &[u8; 32]) -> u32 {
 }
 
 fn hash_of(r: &FingerprintRecord) -> Option<[u8; 32]> {
-    let v = r.value.as_bytes();
-    if v.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (i, o) in out.iter_mut().enumerate() {
-        let s = core::str::from_utf8(&v[2 * i..2 * i + 2]).ok()?;
-        *o = u8::from_str_radix(s, 16).ok()?;
-    }
-    Some(out)
+    parse_chunk_hash(&r.value)
 }
 
 fn simhash_of(records: &[FingerprintRecord]) -> Option<u64> {
