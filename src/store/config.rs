@@ -20,6 +20,12 @@ pub enum BackendKind {
     /// A Redis server at `redis_url`, shared by any number of processes on
     /// any number of machines (feature `store-redis`).
     Redis,
+    /// A Redis Cluster reached through `redis_nodes`, the store spread
+    /// over every master, written by any number of workers in one global
+    /// order (feature `store-redis`; see
+    /// [`ClusterBackend`](super::backend::ClusterBackend)).
+    #[serde(rename = "redis-cluster")]
+    RedisCluster,
 }
 
 /// What happens to an incoming document that is a full-document duplicate
@@ -120,6 +126,15 @@ pub struct GlobalStoreConfig {
     pub backend: BackendKind,
     /// `redis://host:port/db` of the Redis backend.
     pub redis_url: Option<String>,
+    /// `redis://host:port/` of one or more nodes of the Redis Cluster
+    /// (`backend = "redis-cluster"`); the other masters are found from the
+    /// cluster's slot map.
+    pub redis_nodes: Vec<String>,
+    /// How long a batch on the Redis Cluster may go without its worker
+    /// renewing its lease before another worker voids it, in milliseconds
+    /// (at least 100). A worker renews it at every look at the queue, so
+    /// only a worker that stopped or lost the cluster loses its batch.
+    pub redis_lease_ms: u64,
     /// Prefix of every Redis key; one store per prefix. It is wrapped in a
     /// hash tag (`{prefix}`) so a Redis Cluster keeps a store in one slot.
     pub redis_prefix: String,
@@ -157,6 +172,8 @@ impl Default for GlobalStoreConfig {
             on_duplicate: OnDuplicate::Drop,
             backend: BackendKind::Embedded,
             redis_url: None,
+            redis_nodes: Vec::new(),
+            redis_lease_ms: 30_000,
             redis_prefix: "txtfp".into(),
             max_doc_bytes: 64 << 20,
             max_candidates: 10_000,
@@ -296,6 +313,20 @@ impl GlobalStoreConfig {
                     ));
                 }
                 _ => {}
+            }
+        }
+        if self.backend == BackendKind::RedisCluster {
+            if self.redis_nodes.is_empty() {
+                return bad("backend = \"redis-cluster\" needs redis_nodes".into());
+            }
+            if let Some(u) = self.redis_nodes.iter().find(|u| !u.starts_with("redis://")) {
+                return bad(format!("redis_nodes must start with redis://; got {u:?}"));
+            }
+            if self.redis_lease_ms < 100 {
+                return bad(format!(
+                    "redis_lease_ms must be at least 100; got {}",
+                    self.redis_lease_ms
+                ));
             }
         }
         let pre = &self.redis_prefix;

@@ -100,8 +100,15 @@ impl GlobalFingerprintStore {
                 config.redis_url.as_deref().unwrap_or_default(),
                 &config.redis_prefix,
             )?),
+            #[cfg(feature = "store-redis")]
+            BackendKind::RedisCluster => Box::new(
+                backend::ClusterBackend::open(&config.redis_nodes, &config.redis_prefix)?
+                    .with_lease(std::time::Duration::from_millis(config.redis_lease_ms)),
+            ),
             #[cfg(not(feature = "store-redis"))]
-            BackendKind::Redis => return Err(Error::FeatureDisabled("store-redis")),
+            BackendKind::Redis | BackendKind::RedisCluster => {
+                return Err(Error::FeatureDisabled("store-redis"));
+            }
         };
         Self::with_backend(config, backend)
     }

@@ -1,6 +1,7 @@
 //! The global fingerprint store: configuration, the embedded and Redis backends, and
 //! the decisions against a plain reference.
 
+mod cluster;
 mod config;
 mod embedded;
 mod redis;

@@ -200,7 +200,13 @@ pub fn write_docs(path: &Path, docs: &[IncomingDocument]) {
 /// store of `cfg` and ingests the documents of `docs_file`, printing
 /// `ACK <action> <doc id>` after each ingest returns.
 pub fn spawn_worker(cfg: &GlobalStoreConfig, docs_file: &Path) -> Child {
+    spawn_batch_worker(cfg, docs_file, 0)
+}
+
+/// [`spawn_worker`] ingesting batches of `batch` (0: one at a time).
+pub fn spawn_batch_worker(cfg: &GlobalStoreConfig, docs_file: &Path, batch: usize) -> Child {
     Command::new(std::env::current_exe().unwrap())
+        .env("TXTFP_STORE_WORKER_BATCH", batch.to_string())
         .args([
             "support::worker",
             "--exact",
@@ -234,6 +240,22 @@ pub fn worker_main() {
             return;
         }
     };
+    // TXTFP_STORE_WORKER_BATCH=N: `ingest_batch` of N, acknowledged after
+    // each batch; otherwise one `ingest` per document.
+    let batch: usize = std::env::var("TXTFP_STORE_WORKER_BATCH")
+        .ok()
+        .and_then(|b| b.parse().ok())
+        .unwrap_or(0);
+    let mut pending: Vec<IncomingDocument> = Vec::new();
+    let flush = |pending: &mut Vec<IncomingDocument>| {
+        let rs = store.ingest_batch(pending).unwrap();
+        let mut o = out.lock();
+        for (d, r) in pending.iter().zip(rs) {
+            writeln!(o, "ACK {:?} {}", r.unwrap().action, d.doc_id).unwrap();
+        }
+        o.flush().unwrap();
+        pending.clear();
+    };
     for line in BufReader::new(std::fs::File::open(docs).unwrap()).lines() {
         let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
         let d = IncomingDocument::new(
@@ -241,10 +263,20 @@ pub fn worker_main() {
             v["text"].as_str().unwrap(),
             v["source"].as_str().unwrap(),
         );
+        if batch > 0 {
+            pending.push(d);
+            if pending.len() == batch {
+                flush(&mut pending);
+            }
+            continue;
+        }
         let r = store.ingest(&d).unwrap();
         let mut o = out.lock();
         writeln!(o, "ACK {:?} {}", r.action, d.doc_id).unwrap();
         o.flush().unwrap();
+    }
+    if !pending.is_empty() {
+        flush(&mut pending);
     }
 }
 

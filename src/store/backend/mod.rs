@@ -9,6 +9,8 @@
 //! serialized); Redis by `WATCH`ing every key read, then `MULTI`/`EXEC`,
 //! and re-running the whole round when `EXEC` reports a conflict.
 
+#[cfg(feature = "store-redis")]
+mod cluster;
 mod embedded;
 mod redb;
 #[cfg(feature = "store-redis")]
@@ -16,6 +18,8 @@ mod redis;
 
 use std::collections::BTreeMap;
 
+#[cfg(feature = "store-redis")]
+pub use cluster::{ClusterBackend, DEFAULT_GROUPS};
 pub use embedded::{EmbeddedBackend, Migrated};
 pub use redb::LegacyRedbStore;
 #[cfg(feature = "store-redis")]

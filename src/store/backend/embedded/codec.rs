@@ -138,12 +138,23 @@ pub(crate) struct Strings {
     by_id: Vec<String>,
     /// The ids, by string.
     ids: HashMap<String, u32>,
+    /// Interns nothing: every string is written inline, so a document
+    /// decodes on its own (stores without a shared dictionary).
+    inline: bool,
 }
 
 impl Strings {
     /// An empty dictionary.
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// A dictionary that interns nothing.
+    pub(crate) fn inline_only() -> Self {
+        Self {
+            inline: true,
+            ..Self::default()
+        }
     }
 
     /// The string with id `id`.
@@ -168,7 +179,7 @@ impl Strings {
         if let Some(&id) = self.ids.get(s) {
             return Some(id);
         }
-        if s.len() > MAX_INTERNED_LEN || self.by_id.len() >= MAX_STRINGS {
+        if self.inline || s.len() > MAX_INTERNED_LEN || self.by_id.len() >= MAX_STRINGS {
             return None;
         }
         let id = u32::try_from(self.by_id.len()).ok()?;

@@ -20,7 +20,7 @@
 //! replayed. Segments and `docs.idx` are derived from the log: a damaged
 //! one is rebuilt from it (see [`EmbeddedBackend::recovered`]).
 
-mod codec;
+pub(crate) mod codec;
 mod log;
 mod migrate;
 mod segment;

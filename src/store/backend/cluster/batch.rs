@@ -1,0 +1,475 @@
+//! One batch through the cluster store: reserve, append, decide, commit,
+//! apply (see the module documentation of `cluster`).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use redis::Cmd;
+
+use super::layout::{
+    BatchResult, DocNo, band_field, chunk_field, chunk_marker, entry_field, id_field,
+    owner_payload, simhash_field, status_field,
+};
+use super::read::{assemble, earlier_from, lookup_fields};
+use super::{ClusterBackend, Docs, Earlier, encode_doc, fcall, num};
+use crate::store::backend::embedded::codec::Strings;
+use crate::store::backend::{CandidateDoc, Lookup, Snapshot, WriteOp, WriteSet};
+use crate::store::records::DocStatus;
+use crate::{Error, Result};
+
+/// What a decision in the batch changed, as later documents of the same
+/// batch must see it.
+#[derive(Default)]
+struct Overlay {
+    docs: Docs,
+    /// Chunk owners set or cleared in this batch.
+    chunks: HashMap<[u8; 32], Option<(DocNo, u32)>>,
+    result: BatchResult,
+    counters: BTreeMap<String, i64>,
+}
+
+impl ClusterBackend {
+    fn voided(&self, a: DocNo) -> Error {
+        Error::Store(format!(
+            "redis cluster store {}: batch {a} was voided: it went {:?} without renewing its \
+             lease (the worker stalled) and another worker moved on; nothing of it is stored, \
+             so it can be ingested again",
+            self.prefix, self.lease
+        ))
+    }
+
+    pub(super) fn run_batch(
+        &self,
+        lookups: &[Lookup],
+        limit: usize,
+        decide: &mut dyn FnMut(usize, &Snapshot) -> Result<WriteSet>,
+    ) -> Result<()> {
+        let token = format!(
+            "{}-{}",
+            self.worker,
+            self.reservations.fetch_add(1, Ordering::Relaxed)
+        );
+        let v = self.ctl_call(
+            "txtfp_reserve",
+            &[],
+            vec![
+                lookups.len().to_string().into_bytes(),
+                self.lease_ms(),
+                token.into_bytes(),
+            ],
+        )?;
+        let a = num(&v)
+            .and_then(|a| DocNo::try_from(a).ok())
+            .ok_or_else(|| {
+                Error::Store(format!(
+                    "redis cluster store {}: bad reservation {v:?}",
+                    self.prefix
+                ))
+            })?;
+        let out = self.run_reserved(a, lookups, limit, decide);
+        if out.is_err() {
+            // Frees the watermark at once rather than after the lease; a
+            // no-op once committed.
+            let _ = self.ctl_call("txtfp_abandon", &[], vec![a.to_string().into_bytes()]);
+        }
+        out
+    }
+
+    fn run_reserved(
+        &self,
+        a: DocNo,
+        lookups: &[Lookup],
+        limit: usize,
+        decide: &mut dyn FnMut(usize, &Snapshot) -> Result<WriteSet>,
+    ) -> Result<()> {
+        self.wait_turn(a, "A")?;
+        let earlier = self.append(a, lookups, limit)?;
+        let v = self.ctl_call(
+            "txtfp_appended",
+            &[],
+            vec![a.to_string().into_bytes(), self.lease_ms()],
+        )?;
+        if num(&v) != Some(1) {
+            return Err(self.voided(a));
+        }
+        self.wait_turn(a, "D")?;
+        self.apply_pending(a)?;
+        let mut ov = Overlay::default();
+        let owners = self.read_owners(lookups, &earlier)?;
+        let mut nos: Vec<DocNo> = earlier.iter().flat_map(Earlier::numbers).collect();
+        nos.extend(owners.values().flatten().map(|o| o.0));
+        self.fetch_docs(&nos, &mut ov.docs)?;
+        let in_batch = in_batch_members(lookups);
+        for (i, lookup) in lookups.iter().enumerate() {
+            let n = a + i as DocNo;
+            let eff = with_batch(&earlier[i], lookup, &in_batch, a, i);
+            let chunk_owners: Vec<Option<(DocNo, u32)>> = lookup
+                .chunk_hashes
+                .iter()
+                .map(|h| match ov.chunks.get(h) {
+                    Some(o) => *o,
+                    None => owners.get(h).copied().flatten(),
+                })
+                .collect();
+            let snap = assemble(lookup, &eff, &chunk_owners, &ov.docs, limit);
+            let ws = decide(i, &snap)?;
+            self.record(n, lookup, ws, &mut ov)?;
+        }
+        let mut args = vec![a.to_string().into_bytes(), ov.result.encode()];
+        for (name, delta) in &ov.counters {
+            args.push(name.clone().into_bytes());
+            args.push(delta.to_string().into_bytes());
+        }
+        let (counters, pending) = (self.key("counters"), self.key("pending"));
+        let v = self.ctl_call("txtfp_commit", &[&counters, &pending], args)?;
+        if num(&v) != Some(1) {
+            return Err(self.voided(a));
+        }
+        // Decided. Applying is anyone's job from here: a failure now leaves
+        // the result pending for the next decider.
+        self.apply(a, &ov.result)?;
+        self.ctl_call(
+            "txtfp_confirm",
+            &[&pending],
+            vec![a.to_string().into_bytes()],
+        )?;
+        Ok(())
+    }
+
+    /// Waits until batch `a` holds the watermark of `phase` (`A` or `D`),
+    /// renewing its lease at every look.
+    fn wait_turn(&self, a: DocNo, phase: &str) -> Result<()> {
+        let mut pause = Duration::from_micros(100);
+        loop {
+            let v = self.ctl_call(
+                "txtfp_turn",
+                &[],
+                vec![
+                    a.to_string().into_bytes(),
+                    phase.as_bytes().to_vec(),
+                    self.lease_ms(),
+                ],
+            )?;
+            match num(&v) {
+                Some(1) => return Ok(()),
+                Some(0) => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(4));
+                }
+                _ => return Err(self.voided(a)),
+            }
+        }
+    }
+
+    /// Files every lookup of the batch under every key; what each key held
+    /// before the batch.
+    fn append(&self, a: DocNo, lookups: &[Lookup], limit: usize) -> Result<Vec<Earlier>> {
+        // Per group: the (lookup, field index) of each triple, and the args.
+        let mut by_group: BTreeMap<u32, (Vec<(usize, usize)>, Vec<Vec<u8>>)> = BTreeMap::new();
+        let all_fields: Vec<Vec<Vec<u8>>> = lookups.iter().map(lookup_fields).collect();
+        let cap = limit.max(1).to_string().into_bytes();
+        for (i, (lookup, fields)) in lookups.iter().zip(&all_fields).enumerate() {
+            let n = (a + i as DocNo).to_be_bytes();
+            let (ns, nb) = (lookup.simhash_keys.len(), lookup.band_keys.len());
+            for (k, f) in fields.iter().enumerate() {
+                // Lists (id, SimHash tables, bands) hold 8-byte numbers;
+                // chunks (after them) have markers.
+                let width: &[u8] = if k <= ns + nb { b"8" } else { b"0" };
+                let member = n.to_vec();
+                let (g, _) = self.group(f);
+                let e = by_group
+                    .entry(g)
+                    .or_insert_with(|| (Vec::new(), vec![a.to_string().into_bytes(), cap.clone()]));
+                e.0.push((i, k));
+                e.1.push(f.clone());
+                e.1.push(width.to_vec());
+                e.1.push(member);
+            }
+        }
+        let cmds: Vec<(u16, Cmd)> = by_group
+            .iter()
+            .map(|(g, (_, args))| {
+                let (key, s) = &self.group_keys[*g as usize];
+                (*s, fcall("txtfp_append", &[key.as_bytes()], args.clone()))
+            })
+            .collect();
+        let replies = self.net.round(&cmds)?;
+        let mut vals: Vec<Vec<Option<Vec<u8>>>> =
+            all_fields.iter().map(|f| vec![None; f.len()]).collect();
+        for ((_, (slots, _)), reply) in by_group.iter().zip(replies) {
+            let items: Vec<Vec<u8>> = redis::from_redis_value_ref(&reply).map_err(|e| {
+                Error::Corrupt(format!(
+                    "redis cluster store {}: append reply: {e}",
+                    self.prefix
+                ))
+            })?;
+            if items.len() != slots.len() {
+                return Err(Error::Corrupt(format!(
+                    "redis cluster store {}: append answered {} of {} keys",
+                    self.prefix,
+                    items.len(),
+                    slots.len()
+                )));
+            }
+            for (&(i, k), v) in slots.iter().zip(items) {
+                vals[i][k] = Some(v);
+            }
+        }
+        lookups
+            .iter()
+            .zip(&all_fields)
+            .zip(&vals)
+            .map(|((l, f), v)| earlier_from(l, f, v, a))
+            .collect()
+    }
+
+    /// The current owner of every chunk an earlier document had (a chunk
+    /// no earlier document had has none).
+    fn read_owners(
+        &self,
+        lookups: &[Lookup],
+        earlier: &[Earlier],
+    ) -> Result<HashMap<[u8; 32], Option<(DocNo, u32)>>> {
+        let mut hashes: Vec<[u8; 32]> = Vec::new();
+        for (l, e) in lookups.iter().zip(earlier) {
+            for (h, m) in l.chunk_hashes.iter().zip(&e.chunks) {
+                if m.is_some() {
+                    hashes.push(*h);
+                }
+            }
+        }
+        hashes.sort_unstable();
+        hashes.dedup();
+        let fields: Vec<Vec<u8>> = hashes.iter().map(chunk_field).collect();
+        let vals = if fields.is_empty() {
+            Vec::new()
+        } else {
+            self.read_fields(&fields)?
+        };
+        let mut out = HashMap::new();
+        for (h, v) in hashes.into_iter().zip(vals) {
+            let owner = match v {
+                Some(v) => chunk_marker(&v)?.1,
+                None => None,
+            };
+            out.insert(h, owner);
+        }
+        Ok(out)
+    }
+
+    /// Applies the results committed below `a` that are not confirmed yet.
+    fn apply_pending(&self, a: DocNo) -> Result<()> {
+        let pending = self.key("pending");
+        let v = self.ctl_call(
+            "txtfp_pending",
+            &[&pending],
+            vec![a.to_string().into_bytes()],
+        )?;
+        let items: Vec<Vec<u8>> = redis::from_redis_value_ref(&v).map_err(|e| {
+            Error::Corrupt(format!(
+                "redis cluster store {}: pending reply: {e}",
+                self.prefix
+            ))
+        })?;
+        for pair in items.chunks(2) {
+            let [start, blob] = pair else { break };
+            let s: DocNo = std::str::from_utf8(start)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| {
+                    Error::Corrupt(format!(
+                        "redis cluster store {}: pending batch {start:?}",
+                        self.prefix
+                    ))
+                })?;
+            let r = BatchResult::decode(blob)?;
+            self.apply(s, &r)?;
+            self.ctl_call("txtfp_confirm", &[&pending], vec![start.clone()])?;
+        }
+        Ok(())
+    }
+
+    /// Applies batch `a`'s result to its groups (each at most once).
+    fn apply(&self, a: DocNo, r: &BatchResult) -> Result<()> {
+        let cmds: Vec<(u16, Cmd)> = r
+            .groups
+            .iter()
+            .map(|(g, ops)| {
+                let (key, s) = &self.group_keys[*g as usize];
+                let mut args = vec![a.to_string().into_bytes()];
+                for op in ops {
+                    args.push(vec![op.code]);
+                    args.push(op.field.clone());
+                    args.push(op.payload.clone());
+                }
+                (*s, fcall("txtfp_apply", &[key.as_bytes()], args))
+            })
+            .collect();
+        self.net.round(&cmds)?;
+        Ok(())
+    }
+
+    /// Turns document `n`'s write set into the batch result and the overlay.
+    fn record(&self, n: DocNo, lookup: &Lookup, ws: WriteSet, ov: &mut Overlay) -> Result<()> {
+        let groups = self.groups;
+        let own = lookup.doc_id.as_str();
+        let mut entry = None;
+        let mut records = None;
+        let no_of = |docs: &Docs, id: &str| -> Result<DocNo> {
+            docs.no_of.get(id).copied().ok_or_else(|| {
+                Error::Store(format!(
+                    "redis cluster store: the engine changed {id:?}, which it was not shown"
+                ))
+            })
+        };
+        for op in ws.ops {
+            match op {
+                WriteOp::PutDoc(e) if e.doc_id == own => entry = Some(*e),
+                WriteOp::PutDoc(e) => {
+                    let m = no_of(&ov.docs, &e.doc_id)?;
+                    let DocStatus::Superseded { by } = &e.status else {
+                        return Err(Error::Store(format!(
+                            "redis cluster store: unexpected status change of {:?}",
+                            e.doc_id
+                        )));
+                    };
+                    ov.result
+                        .push(groups, b'X', status_field(m), by.clone().into_bytes());
+                    if let Some(c) = ov.docs.by_no.get_mut(&m) {
+                        c.entry.status = e.status.clone();
+                    }
+                }
+                WriteOp::PutFingerprints(id, recs) if id == own => records = Some(recs),
+                WriteOp::PutFingerprints(id, _) => {
+                    return Err(Error::Store(format!(
+                        "redis cluster store: unexpected records of {id:?}"
+                    )));
+                }
+                WriteOp::SimHashAdd { .. } | WriteOp::BandAdd { .. } => {}
+                WriteOp::SimHashRemove {
+                    table, key, doc_id, ..
+                } => {
+                    let m = no_of(&ov.docs, &doc_id)?;
+                    ov.result.push(
+                        groups,
+                        b'R',
+                        simhash_field(table, key),
+                        m.to_be_bytes().to_vec(),
+                    );
+                }
+                WriteOp::BandRemove { band, key, doc_id } => {
+                    let m = no_of(&ov.docs, &doc_id)?;
+                    ov.result.push(
+                        groups,
+                        b'R',
+                        band_field(band, key),
+                        m.to_be_bytes().to_vec(),
+                    );
+                }
+                WriteOp::ChunkSet(h, owner) => {
+                    ov.result.push(
+                        groups,
+                        b'O',
+                        chunk_field(&h),
+                        owner_payload(n, owner.chunk_id),
+                    );
+                    ov.chunks.insert(h, Some((n, owner.chunk_id)));
+                }
+                WriteOp::ChunkRemove(h) => {
+                    ov.result.push(groups, b'Z', chunk_field(&h), Vec::new());
+                    ov.chunks.insert(h, None);
+                }
+                WriteOp::Count(name, delta) => *ov.counters.entry(name).or_default() += delta,
+            }
+        }
+        let me = n.to_be_bytes().to_vec();
+        let lists = lookup
+            .simhash_keys
+            .iter()
+            .map(|&(t, k)| simhash_field(t, k))
+            .chain(lookup.band_keys.iter().map(|&(b, k)| band_field(b, k)));
+        match entry {
+            Some(e) => {
+                let mut bytes = Vec::new();
+                encode_doc(
+                    &mut Strings::inline_only(),
+                    &mut Vec::new(),
+                    &e,
+                    records.as_deref(),
+                    &mut bytes,
+                );
+                ov.result.push(groups, b'E', entry_field(n), bytes);
+                if e.status != DocStatus::Live {
+                    // Not indexed: out of the lists it was appended to.
+                    for f in lists {
+                        ov.result.push(groups, b'R', f, me.clone());
+                    }
+                }
+                ov.docs.insert(
+                    n,
+                    CandidateDoc {
+                        entry: e,
+                        fingerprints: records.unwrap_or_default(),
+                    },
+                );
+            }
+            None => {
+                // A replay: stores nothing, files nowhere.
+                for f in lists.chain([id_field(own)]) {
+                    ov.result.push(groups, b'R', f, me.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// For each field, the batch's lookups that file under it, in order.
+fn in_batch_members(lookups: &[Lookup]) -> HashMap<Vec<u8>, Vec<usize>> {
+    let mut m: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+    for (i, l) in lookups.iter().enumerate() {
+        for f in lookup_fields(l) {
+            let list = m.entry(f).or_default();
+            if list.last() != Some(&i) {
+                list.push(i);
+            }
+        }
+    }
+    m
+}
+
+/// `earlier` plus the batch's documents before `i` under the same keys.
+fn with_batch(
+    earlier: &Earlier,
+    lookup: &Lookup,
+    in_batch: &HashMap<Vec<u8>, Vec<usize>>,
+    a: DocNo,
+    i: usize,
+) -> Earlier {
+    let before = |f: &Vec<u8>| -> Vec<DocNo> {
+        in_batch
+            .get(f)
+            .map(|v| {
+                v.iter()
+                    .take_while(|&&j| j < i)
+                    .map(|&j| a + j as DocNo)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut e = Earlier {
+        ids: earlier.ids.clone(),
+        simhash: earlier.simhash.clone(),
+        bands: earlier.bands.clone(),
+        chunks: earlier.chunks.clone(),
+    };
+    e.ids.extend(before(&id_field(&lookup.doc_id)));
+    for (list, &(t, k)) in e.simhash.iter_mut().zip(&lookup.simhash_keys) {
+        list.extend(before(&simhash_field(t, k)));
+    }
+    for (list, &(b, k)) in e.bands.iter_mut().zip(&lookup.band_keys) {
+        list.extend(before(&band_field(b, k)));
+    }
+    e
+}

@@ -1,0 +1,219 @@
+//! Reads of the cluster store: the snapshot a decision or a query sees,
+//! and the [`StoreBackend`] implementation.
+
+use std::collections::BTreeMap;
+
+use super::layout::{
+    DocNo, band_field, chunk_field, chunk_marker, id_field, members, simhash_field,
+};
+use super::{ClusterBackend, Docs, Earlier};
+use crate::store::backend::{CandidateDoc, ChunkOwner, Lookup, Snapshot, StoreBackend, WriteSet};
+use crate::store::records::FingerprintType;
+use crate::{Error, Result};
+
+/// The snapshot of `lookup` given what its keys hold (`eff`, members in
+/// number order), the owner of each of its chunks, and the documents read.
+/// Mirrors what the other backends read: the entry under the id first (a
+/// replay reads nothing more), then at most `limit` live members of each
+/// list and at most `limit` candidate documents.
+pub(super) fn assemble(
+    lookup: &Lookup,
+    eff: &Earlier,
+    owners: &[Option<(DocNo, u32)>],
+    docs: &Docs,
+    limit: usize,
+) -> Snapshot {
+    let mut s = Snapshot::default();
+    if let Some(c) = eff.ids.iter().find_map(|n| docs.by_no.get(n)) {
+        s.existing = Some(c.entry.clone());
+        return s;
+    }
+    let mut wanted: Vec<DocNo> = Vec::new();
+    let mut want = |n: DocNo, id: &str| {
+        if wanted.len() < limit && id != lookup.doc_id && !wanted.contains(&n) {
+            wanted.push(n);
+        }
+    };
+    for list in &eff.simhash {
+        for &n in list.iter().filter(|&&n| docs.live(n).is_some()).take(limit) {
+            let c = &docs.by_no[&n];
+            let id = &c.entry.doc_id;
+            // The full SimHash is in the member's records (a list holds
+            // numbers only).
+            let Some(v) = simhash_of(c) else { continue };
+            if !s.simhash_hits.iter().any(|(_, x)| x == id) {
+                want(n, id);
+                s.simhash_hits.push((v, id.clone()));
+            }
+        }
+    }
+    for list in &eff.bands {
+        for &n in list.iter().filter(|&&n| docs.live(n).is_some()).take(limit) {
+            let id = &docs.by_no[&n].entry.doc_id;
+            if !s.band_hits.contains(id) {
+                want(n, id);
+                s.band_hits.push(id.clone());
+            }
+        }
+    }
+    for o in owners {
+        let owner = o.and_then(|(n, chunk_id)| {
+            docs.by_no.get(&n).map(|d| ChunkOwner {
+                doc_id: d.entry.doc_id.clone(),
+                chunk_id,
+            })
+        });
+        if let (Some(ow), Some((n, _))) = (&owner, o) {
+            want(*n, &ow.doc_id);
+        }
+        s.chunk_owners.push(owner);
+    }
+    for n in wanted {
+        if let Some(c) = docs.by_no.get(&n) {
+            s.docs.insert(c.entry.doc_id.clone(), c.clone());
+        }
+    }
+    s
+}
+
+fn simhash_of(c: &CandidateDoc) -> Option<u64> {
+    c.fingerprints
+        .iter()
+        .find(|r| r.fingerprint_type == FingerprintType::SimHash)
+        .and_then(|r| u64::from_str_radix(&r.value, 16).ok())
+}
+
+/// The fields a lookup files under: id, SimHash tables, bands, chunks.
+pub(super) fn lookup_fields(lookup: &Lookup) -> Vec<Vec<u8>> {
+    let mut f = vec![id_field(&lookup.doc_id)];
+    f.extend(
+        lookup
+            .simhash_keys
+            .iter()
+            .map(|&(t, k)| simhash_field(t, k)),
+    );
+    f.extend(lookup.band_keys.iter().map(|&(b, k)| band_field(b, k)));
+    f.extend(lookup.chunk_hashes.iter().map(chunk_field));
+    f
+}
+
+/// An [`Earlier`] from the values of [`lookup_fields`] (in that order),
+/// keeping members numbered below `below`.
+pub(super) fn earlier_from(
+    lookup: &Lookup,
+    fields: &[Vec<u8>],
+    vals: &[Option<Vec<u8>>],
+    below: DocNo,
+) -> Result<Earlier> {
+    let mut e = Earlier::default();
+    let (ns, nb) = (lookup.simhash_keys.len(), lookup.band_keys.len());
+    for (k, v) in vals.iter().enumerate().take(fields.len()) {
+        let v = v.as_deref().unwrap_or_default();
+        if k > ns + nb {
+            let marker = if v.is_empty() {
+                None
+            } else {
+                Some(chunk_marker(v)?)
+            };
+            e.chunks.push(marker.filter(|m| m.0 < below));
+            continue;
+        }
+        let ms: Vec<DocNo> = members(v)?.into_iter().filter(|&m| m < below).collect();
+        if k == 0 {
+            e.ids = ms;
+        } else if k <= ns {
+            e.simhash.push(ms);
+        } else {
+            e.bands.push(ms);
+        }
+    }
+    Ok(e)
+}
+
+impl ClusterBackend {
+    /// The documents numbered `from .. from + count` that were decided and
+    /// stored (replays and voided numbers have none), in the store's global
+    /// order: the order in which a single process ingesting them one after
+    /// another reaches the same decisions.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`] when the cluster fails, [`Error::Corrupt`] when an
+    /// entry does not decode.
+    pub fn decided(&self, from: u64, count: usize) -> Result<Vec<(u64, CandidateDoc)>> {
+        let nos: Vec<DocNo> = (from..from.saturating_add(count as u64)).collect();
+        let mut docs = Docs::default();
+        self.fetch_docs(&nos, &mut docs)?;
+        let mut out: Vec<(u64, CandidateDoc)> = docs.by_no.into_iter().collect();
+        out.sort_unstable_by_key(|d| d.0);
+        Ok(out)
+    }
+}
+
+impl StoreBackend for ClusterBackend {
+    fn init_params(&self, params_json: &str) -> Result<String> {
+        let key = self.key("params");
+        let mut set = redis::cmd("SET");
+        set.arg(&key).arg(params_json).arg("NX");
+        let mut get = redis::cmd("GET");
+        get.arg(&key);
+        let got = self
+            .net
+            .round(&[(self.ctl_slot, set), (self.ctl_slot, get)])?;
+        redis::from_redis_value_ref(&got[1]).map_err(|e| {
+            Error::Corrupt(format!("redis cluster store {}: params: {e}", self.prefix))
+        })
+    }
+
+    fn snapshot(&self, lookup: &Lookup, limit: usize) -> Result<Snapshot> {
+        let fields = lookup_fields(lookup);
+        let vals = self.read_fields(&fields)?;
+        let eff = earlier_from(lookup, &fields, &vals, DocNo::MAX)?;
+        let owners: Vec<Option<(DocNo, u32)>> =
+            eff.chunks.iter().map(|m| m.and_then(|m| m.1)).collect();
+        let mut docs = Docs::default();
+        let nos: Vec<DocNo> = eff.numbers().collect();
+        self.fetch_docs(&nos, &mut docs)?;
+        Ok(assemble(lookup, &eff, &owners, &docs, limit))
+    }
+
+    fn update(
+        &self,
+        lookup: &Lookup,
+        limit: usize,
+        decide: &mut dyn FnMut(&Snapshot) -> Result<WriteSet>,
+    ) -> Result<()> {
+        self.run_batch(core::slice::from_ref(lookup), limit, &mut |_, s| decide(s))
+    }
+
+    fn update_many(
+        &self,
+        lookups: &[Lookup],
+        limit: usize,
+        decide: &mut dyn FnMut(usize, &Snapshot) -> Result<WriteSet>,
+    ) -> Result<()> {
+        if lookups.is_empty() {
+            return Ok(());
+        }
+        self.run_batch(lookups, limit, decide)
+    }
+
+    fn document(&self, doc_id: &str) -> Result<Option<CandidateDoc>> {
+        let nos = self.id_numbers(doc_id)?;
+        let mut docs = Docs::default();
+        self.fetch_docs(&nos, &mut docs)?;
+        Ok(nos.iter().find_map(|n| docs.by_no.remove(n)))
+    }
+
+    fn counters(&self) -> Result<BTreeMap<String, i64>> {
+        let mut c = redis::cmd("HGETALL");
+        c.arg(self.key("counters"));
+        let v = self.net.round(&[(self.ctl_slot, c)])?.remove(0);
+        redis::from_redis_value_ref(&v).map_err(|e| {
+            Error::Corrupt(format!(
+                "redis cluster store {}: counters: {e}",
+                self.prefix
+            ))
+        })
+    }
+}
