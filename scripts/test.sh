@@ -50,6 +50,7 @@ onnx_env=$(scripts/setup-onnx.sh)  # fails the run if the setup fails
 eval "$onnx_env"
 export TXTFP_REQUIRE_ONNX=1
 redis_env=$(TXTFP_REDIS_OWNER_PID=$$ scripts/setup-redis.sh); eval "$redis_env"; export TXTFP_REQUIRE_REDIS=1  # store-redis; stops when this script exits
+cluster_env=$(TXTFP_REDIS_OWNER_PID=$$ scripts/setup-redis-cluster.sh); eval "$cluster_env"  # 3 masters, AOF on; the cluster store tests
 
 step "rustfmt"
 cargo fmt --all -- --check

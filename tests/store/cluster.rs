@@ -222,3 +222,121 @@ fn four_worker_processes_equal_the_serial_run_in_global_order() {
     assert_equals_serial_run(&cfg, &texts);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The sample, `copies` times over under ids of their own, over 4 sources.
+fn many_docs(copies: usize) -> Vec<IncomingDocument> {
+    (0..copies)
+        .flat_map(|k| {
+            sample().into_iter().map(move |d| {
+                IncomingDocument::new(format!("k{k:02}/{}", d.id), d.text, format!("ds{}", k % 4))
+            })
+        })
+        .collect()
+}
+
+/// Every acknowledged decision is stored as acknowledged.
+fn assert_acks_stored(store: &GlobalFingerprintStore, acks: &BTreeMap<String, String>) {
+    for (id, action) in acks {
+        let d = store
+            .document(id)
+            .unwrap()
+            .unwrap_or_else(|| panic!("acknowledged {id} lost"));
+        assert_eq!(&action_name(d.decision.action), action, "{id}");
+    }
+}
+
+#[test]
+fn workers_killed_at_five_moments_lose_nothing_acknowledged() {
+    let Some(cfg) = cluster_config("kill") else {
+        return;
+    };
+    let docs = many_docs(12);
+    let file = temp_dir("store-cluster-kill").with_extension("jsonl");
+    write_docs(&file, &docs);
+    let mut acked: BTreeMap<String, String> = BTreeMap::new();
+    // Five kills at moments of a fixed pseudo-random walk (each run starts
+    // over from the first document: what is stored replays).
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for round in 0..5 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let stop = 20 + (x % 140) as usize;
+        let mut child = spawn_batch_worker(&cfg, &file, 8);
+        let (acks, other) = read_acks(&mut child, Some(stop));
+        assert!(
+            acks.len() >= stop.min(docs.len()),
+            "round {round}: {other:?}"
+        );
+        for (id, a) in acks {
+            if let Some(before) = acked.insert(id.clone(), a.clone()) {
+                assert_eq!(before, a, "{id} acknowledged twice, differently");
+            }
+        }
+        let store = GlobalFingerprintStore::open(cfg.clone()).unwrap();
+        assert_acks_stored(&store, &acked);
+    }
+    // A last worker finishes the run past every voided batch.
+    let mut child = spawn_batch_worker(&cfg, &file, 8);
+    let (acks, other) = read_acks(&mut child, None);
+    assert_eq!(acks.len(), docs.len(), "{other:?}");
+    for (id, a) in &acked {
+        assert_eq!(&acks[id], a, "{id} replayed differently");
+    }
+    let store = GlobalFingerprintStore::open(cfg.clone()).unwrap();
+    assert_acks_stored(&store, &acks);
+    assert_eq!(store.metrics().unwrap().docs as usize, docs.len());
+    let texts = docs.iter().map(|d| (d.doc_id.clone(), d.clone())).collect();
+    assert_equals_serial_run(&cfg, &texts);
+    std::fs::remove_file(&file).unwrap();
+}
+
+#[test]
+fn a_master_killed_and_restarted_loses_nothing() {
+    let Some(cfg) = cluster_config("restart") else {
+        return;
+    };
+    let Ok(dir) = std::env::var("TXTFP_REDIS_CLUSTER_DIR") else {
+        loud("SKIPPED restart: TXTFP_REDIS_CLUSTER_DIR is not set");
+        return;
+    };
+    let node = std::path::Path::new(&dir).join("2");
+    let docs = many_docs(16);
+    let file = temp_dir("store-cluster-restart").with_extension("jsonl");
+    write_docs(&file, &docs);
+    let mut child = spawn_batch_worker(&cfg, &file, 8);
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    let mut acks: BTreeMap<String, String> = BTreeMap::new();
+    let mut restarted = false;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some((action, id)) = line.strip_prefix("ACK ").and_then(|r| r.split_once(' ')) {
+            acks.insert(id.to_owned(), action.to_owned());
+        }
+        if !restarted && acks.len() >= 100 {
+            // SIGKILL the master: what it acknowledged is in its AOF.
+            let pid = std::fs::read_to_string(node.join("redis.pid")).unwrap();
+            let ok = std::process::Command::new("kill")
+                .args(["-9", pid.trim()])
+                .status()
+                .unwrap();
+            assert!(ok.success());
+            std::thread::sleep(std::time::Duration::from_millis(700));
+            let ok = std::process::Command::new(node.join("start.sh"))
+                .status()
+                .unwrap();
+            assert!(ok.success(), "restarting the master");
+            restarted = true;
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(restarted);
+    assert_eq!(acks.len(), docs.len());
+    let store = GlobalFingerprintStore::open(cfg.clone()).unwrap();
+    assert_acks_stored(&store, &acks);
+    assert_eq!(store.metrics().unwrap().docs as usize, docs.len());
+    let texts = docs.iter().map(|d| (d.doc_id.clone(), d.clone())).collect();
+    assert_equals_serial_run(&cfg, &texts);
+    std::fs::remove_file(&file).unwrap();
+}

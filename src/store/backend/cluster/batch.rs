@@ -8,7 +8,7 @@ use std::time::Duration;
 use redis::Cmd;
 
 use super::layout::{
-    BatchResult, DocNo, band_field, chunk_field, chunk_marker, entry_field, id_field,
+    BatchResult, DocNo, Owner, band_field, chunk_field, chunk_marker, entry_field, id_field,
     owner_payload, simhash_field, status_field,
 };
 use super::read::{assemble, earlier_from, lookup_fields};
@@ -18,13 +18,17 @@ use crate::store::backend::{CandidateDoc, Lookup, Snapshot, WriteOp, WriteSet};
 use crate::store::records::DocStatus;
 use crate::{Error, Result};
 
+/// One `txtfp_append` call: the (lookup, field) of each triple, and the
+/// arguments.
+type GroupCall = (Vec<(usize, usize)>, Vec<Vec<u8>>);
+
 /// What a decision in the batch changed, as later documents of the same
 /// batch must see it.
 #[derive(Default)]
 struct Overlay {
     docs: Docs,
     /// Chunk owners set or cleared in this batch.
-    chunks: HashMap<[u8; 32], Option<(DocNo, u32)>>,
+    chunks: HashMap<[u8; 32], Option<Owner>>,
     result: BatchResult,
     counters: BTreeMap<String, i64>,
 }
@@ -104,7 +108,7 @@ impl ClusterBackend {
         for (i, lookup) in lookups.iter().enumerate() {
             let n = a + i as DocNo;
             let eff = with_batch(&earlier[i], lookup, &in_batch, a, i);
-            let chunk_owners: Vec<Option<(DocNo, u32)>> = lookup
+            let chunk_owners: Vec<Option<Owner>> = lookup
                 .chunk_hashes
                 .iter()
                 .map(|h| match ov.chunks.get(h) {
@@ -166,7 +170,7 @@ impl ClusterBackend {
     /// before the batch.
     fn append(&self, a: DocNo, lookups: &[Lookup], limit: usize) -> Result<Vec<Earlier>> {
         // Per group: the (lookup, field index) of each triple, and the args.
-        let mut by_group: BTreeMap<u32, (Vec<(usize, usize)>, Vec<Vec<u8>>)> = BTreeMap::new();
+        let mut by_group: BTreeMap<u32, GroupCall> = BTreeMap::new();
         let all_fields: Vec<Vec<Vec<u8>>> = lookups.iter().map(lookup_fields).collect();
         let cap = limit.max(1).to_string().into_bytes();
         for (i, (lookup, fields)) in lookups.iter().zip(&all_fields).enumerate() {
@@ -230,7 +234,7 @@ impl ClusterBackend {
         &self,
         lookups: &[Lookup],
         earlier: &[Earlier],
-    ) -> Result<HashMap<[u8; 32], Option<(DocNo, u32)>>> {
+    ) -> Result<HashMap<[u8; 32], Option<Owner>>> {
         let mut hashes: Vec<[u8; 32]> = Vec::new();
         for (l, e) in lookups.iter().zip(earlier) {
             for (h, m) in l.chunk_hashes.iter().zip(&e.chunks) {

@@ -25,63 +25,95 @@ end
 -- (A literal: the load-time sandbox has no `string` library.)
 local NO_OWNER = '\0\0\0\0\0\0\0\0\0\0\0\0'
 
+-- Reads fields of hash `g` with one HMGET per 1,000 (Lua's unpack limit);
+-- false for a missing field.
+local function hmget(g, fields)
+  local out = {}
+  for i = 1, #fields, 1000 do
+    local part = redis.call('HMGET', g, unpack(fields, i, math.min(i + 999, #fields)))
+    for k = 1, #part do
+      out[i + k - 1] = part[k]
+    end
+  end
+  return out
+end
+
+-- Writes `changed` (field -> value) with one HSET per 500 pairs.
+local function hset(g, changed)
+  local flat = {}
+  for f, v in pairs(changed) do
+    flat[#flat + 1] = f
+    flat[#flat + 1] = v
+    if #flat >= 1000 then
+      redis.call('HSET', g, unpack(flat))
+      flat = {}
+    end
+  end
+  if #flat > 0 then
+    redis.call('HSET', g, unpack(flat))
+  end
+end
+
 -- KEYS[1]: a group hash. ARGV: batch start `a`, most members kept per key,
 -- then triples (field, width, member). Width 8: a member list; the
 -- answer is its members numbered below `a` (sorted, so a prefix), and the
 -- member is inserted in order unless present or the list is full. Width 0:
 -- a chunk marker, created with the member's number as its first holder;
--- the answer is the marker as it was ('' when new). Width -1: a plain value
--- (records) written as is; the answer is ''. Repeating a call changes
--- nothing more (a retry after a lost reply is safe).
+-- the answer is the marker as it was ('' when new). Repeating a call
+-- changes nothing more (a retry after a lost reply is safe). One HMGET and
+-- one HSET for the whole call: a call from Lua costs more than the work.
 local function append(keys, args)
   local g = keys[1]
   local a = tonumber(args[1])
-  local cap = tonumber(args[2])
-  local out = {}
-  local n = 0
+  local cap = tonumber(args[2]) * 8
+  local fields = {}
   for i = 3, #args, 3 do
-    local field, width, m = args[i], tonumber(args[i + 1]), args[i + 2]
-    n = n + 1
-    if width == -1 then
-      redis.call('HSET', g, field, m)
-      out[n] = ''
-    elseif width == 0 then
-      local v = redis.call('HGET', g, field)
-      if v then
-        out[n] = v
-      else
-        redis.call('HSET', g, field, m .. NO_OWNER)
-        out[n] = ''
+    fields[#fields + 1] = args[i]
+  end
+  local vals = hmget(g, fields)
+  local changed = {}
+  local out = {}
+  for t = 1, #fields do
+    local i = 3 * t
+    local field, m = args[i], args[i + 2]
+    local v = changed[field]
+    if v == nil then
+      v = vals[t] or ''
+    end
+    if args[i + 1] == '0' then
+      if v == '' then
+        changed[field] = m .. NO_OWNER
       end
+      out[t] = v
     else
-      local v = redis.call('HGET', g, field) or ''
       local len = #v
       local me = docno(m, 1)
       if len == 0 then
-        redis.call('HSET', g, field, m)
-        out[n] = ''
-      elseif docno(v, len - width + 1) < math.min(a, me) then
+        changed[field] = m
+        out[t] = ''
+      elseif docno(v, len - 7) < math.min(a, me) then
         -- The usual case: every stored member is older.
-        out[n] = v
-        if len < cap * width then
-          redis.call('HSET', g, field, v .. m)
+        out[t] = v
+        if len < cap then
+          changed[field] = v .. m
         end
       else
         local k = 1
         while k <= len and docno(v, k) < a do
-          k = k + width
+          k = k + 8
         end
-        out[n] = string.sub(v, 1, k - 1)
+        out[t] = string.sub(v, 1, k - 1)
         local j = k
         while j <= len and docno(v, j) < me do
-          j = j + width
+          j = j + 8
         end
-        if (j > len or docno(v, j) ~= me) and len < cap * width then
-          redis.call('HSET', g, field, string.sub(v, 1, j - 1) .. m .. string.sub(v, j))
+        if (j > len or docno(v, j) ~= me) and len < cap then
+          changed[field] = string.sub(v, 1, j - 1) .. m .. string.sub(v, j)
         end
       end
     end
   end
+  hset(g, changed)
   return out
 end
 
@@ -98,44 +130,71 @@ local function apply(keys, args)
   if done >= a then
     return 0
   end
+  -- Read every field an op edits (not those it only sets) in one go.
+  local want, seen = {}, {}
+  for i = 2, #args, 3 do
+    local op, field = args[i], args[i + 1]
+    if op ~= 'E' and op ~= 'X' and not seen[field] then
+      seen[field] = true
+      want[#want + 1] = field
+    end
+  end
+  local cur = {}
+  local got = hmget(g, want)
+  for k = 1, #want do
+    cur[want[k]] = got[k]
+  end
+  -- cur[field]: the value, or false when absent (or removed).
+  local touched = {}
   for i = 2, #args, 3 do
     local op, field, p = args[i], args[i + 1], args[i + 2]
+    touched[field] = true
     if op == 'E' or op == 'X' then
-      redis.call('HSET', g, field, p)
+      cur[field] = p
     elseif op == 'R' then
-      local v = redis.call('HGET', g, field)
+      local v = cur[field]
       if v then
-        local width = 8
         local me = docno(p, 1)
         local k = 1
         while k <= #v do
           local d = docno(v, k)
           if d == me then
-            v = string.sub(v, 1, k - 1) .. string.sub(v, k + width)
-            if #v == 0 then
-              redis.call('HDEL', g, field)
-            else
-              redis.call('HSET', g, field, v)
-            end
+            v = string.sub(v, 1, k - 1) .. string.sub(v, k + 8)
             break
           elseif d > me then
             break
           end
-          k = k + width
+          k = k + 8
         end
+        if #v == 0 then
+          v = false
+        end
+        cur[field] = v
       end
     elseif op == 'O' then
-      local v = redis.call('HGET', g, field)
+      local v = cur[field]
       local first = v and string.sub(v, 1, 8) or string.sub(p, 1, 8)
-      redis.call('HSET', g, field, first .. p)
+      cur[field] = first .. p
     elseif op == 'Z' then
-      local v = redis.call('HGET', g, field)
+      local v = cur[field]
       if v then
-        redis.call('HSET', g, field, string.sub(v, 1, 8) .. NO_OWNER)
+        cur[field] = string.sub(v, 1, 8) .. NO_OWNER
       end
     end
   end
-  redis.call('HSET', g, '_a', fmt(a))
+  local changed, gone = {}, {}
+  for field in pairs(touched) do
+    if cur[field] then
+      changed[field] = cur[field]
+    else
+      gone[#gone + 1] = field
+    end
+  end
+  changed['_a'] = fmt(a)
+  hset(g, changed)
+  for i = 1, #gone, 1000 do
+    redis.call('HDEL', g, unpack(gone, i, math.min(i + 999, #gone)))
+  end
   return 1
 end
 

@@ -8,6 +8,12 @@ use crate::{Error, Result};
 /// A document number: its place in the store's global sequence (from 1).
 pub(super) type DocNo = u64;
 
+/// A chunk's owner: the document and its chunk number.
+pub(super) type Owner = (DocNo, u32);
+
+/// A chunk marker: its first holder and its owner, if any.
+pub(super) type Marker = (DocNo, Option<Owner>);
+
 /// Field of SimHash table `table` under masked bits `key`.
 pub(super) fn simhash_field(table: u8, key: u64) -> Vec<u8> {
     let mut f = Vec::with_capacity(10);
@@ -76,7 +82,7 @@ pub(super) fn group_of(field: &[u8], groups: u32) -> u32 {
 ///
 /// [`Error::Corrupt`] when the length is not a multiple of 8.
 pub(super) fn members(v: &[u8]) -> Result<Vec<DocNo>> {
-    if v.len() % 8 != 0 {
+    if !v.len().is_multiple_of(8) {
         return Err(Error::Corrupt(format!(
             "redis cluster store: a member list of {} bytes",
             v.len()
@@ -88,7 +94,7 @@ pub(super) fn members(v: &[u8]) -> Result<Vec<DocNo>> {
 }
 
 /// A chunk marker: its first holder, and its owner `(number, chunk id)`.
-pub(super) fn chunk_marker(v: &[u8]) -> Result<(DocNo, Option<(DocNo, u32)>)> {
+pub(super) fn chunk_marker(v: &[u8]) -> Result<Marker> {
     if v.len() != 20 {
         return Err(Error::Corrupt(format!(
             "redis cluster store: a chunk marker of {} bytes",

@@ -73,7 +73,7 @@ use std::time::Duration;
 
 use redis::{Cmd, Value};
 
-use self::layout::{DocNo, entry_field, group_of, id_field, members, status_field};
+use self::layout::{DocNo, Marker, entry_field, group_of, id_field, members, status_field};
 use self::net::{Net, slot};
 use super::CandidateDoc;
 use super::embedded::codec::{Strings, decode_doc, encode_doc};
@@ -84,7 +84,7 @@ use crate::{Error, Result};
 const FUNCTIONS: &str = include_str!("functions.lua");
 
 /// Groups of a new store.
-pub const DEFAULT_GROUPS: u32 = 4096;
+pub const DEFAULT_GROUPS: u32 = 1024;
 
 /// A store on a Redis Cluster (feature `store-redis`).
 ///
@@ -344,7 +344,7 @@ struct Earlier {
     simhash: Vec<Vec<DocNo>>,
     bands: Vec<Vec<DocNo>>,
     /// Each chunk's marker, if an earlier document had it.
-    chunks: Vec<Option<(DocNo, Option<(DocNo, u32)>)>>,
+    chunks: Vec<Option<Marker>>,
 }
 
 impl Earlier {

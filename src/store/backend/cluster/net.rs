@@ -124,6 +124,7 @@ fn passing(e: &redis::RedisError) -> bool {
         "ASK",
         "TRYAGAIN",
         "CLUSTERDOWN",
+        "BusyLoading",
         "LOADING",
         "MASTERDOWN",
     ]

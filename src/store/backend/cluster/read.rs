@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::layout::{
-    DocNo, band_field, chunk_field, chunk_marker, id_field, members, simhash_field,
+    DocNo, Owner, band_field, chunk_field, chunk_marker, id_field, members, simhash_field,
 };
 use super::{ClusterBackend, Docs, Earlier};
 use crate::store::backend::{CandidateDoc, ChunkOwner, Lookup, Snapshot, StoreBackend, WriteSet};
@@ -19,7 +19,7 @@ use crate::{Error, Result};
 pub(super) fn assemble(
     lookup: &Lookup,
     eff: &Earlier,
-    owners: &[Option<(DocNo, u32)>],
+    owners: &[Option<Owner>],
     docs: &Docs,
     limit: usize,
 ) -> Snapshot {
@@ -169,8 +169,7 @@ impl StoreBackend for ClusterBackend {
         let fields = lookup_fields(lookup);
         let vals = self.read_fields(&fields)?;
         let eff = earlier_from(lookup, &fields, &vals, DocNo::MAX)?;
-        let owners: Vec<Option<(DocNo, u32)>> =
-            eff.chunks.iter().map(|m| m.and_then(|m| m.1)).collect();
+        let owners: Vec<Option<Owner>> = eff.chunks.iter().map(|m| m.and_then(|m| m.1)).collect();
         let mut docs = Docs::default();
         let nos: Vec<DocNo> = eff.numbers().collect();
         self.fetch_docs(&nos, &mut docs)?;
