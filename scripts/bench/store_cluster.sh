@@ -9,7 +9,8 @@
 #
 # The input is cut into WORKERS slices; worker w ingests slices w and w+1,
 # so every document is ingested by two workers at once (overlapping
-# datasets: one decides it, the other replays the decision).
+# datasets: one decides it, the other replays the decision). With
+# OVERLAP=0, worker w ingests slice w only.
 set -euo pipefail
 input=$1 workers=${2:-4} batch=${3:-1024}
 bin=${TXTFP_BIN:-target/release/txtfp}
@@ -26,7 +27,11 @@ redis_prefix = "$prefix"
 TOML
 split -n "l/$workers" -d -a 3 "$input" "$work/slice."
 for w in $(seq 0 $((workers - 1))); do
-  cat "$work/slice.$(printf %03d "$w")" "$work/slice.$(printf %03d $(((w + 1) % workers)))" > "$work/w$w.jsonl"
+  if [[ ${OVERLAP:-1} == 1 ]]; then
+    cat "$work/slice.$(printf %03d "$w")" "$work/slice.$(printf %03d $(((w + 1) % workers)))" > "$work/w$w.jsonl"
+  else
+    cp "$work/slice.$(printf %03d "$w")" "$work/w$w.jsonl"
+  fi
 done
 ports=$(tr ',' '\n' <<<"$TXTFP_REDIS_CLUSTER" | sed 's#redis://[^:]*:\([0-9]*\)/*#\1#')
 snapshot() {

@@ -1,15 +1,17 @@
 //! One batch through the cluster store: reserve, append, decide, commit,
 //! apply (see the module documentation of `cluster`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use hashbrown::HashMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use redis::Cmd;
 
 use super::layout::{
-    BatchResult, DocNo, Owner, band_field, chunk_field, chunk_marker, entry_field, id_field,
-    owner_payload, simhash_field, status_field,
+    BatchResult, DocNo, Owner, band_field, chunk_field, chunk_marker, entry_field, owner_payload,
+    simhash_field, status_field,
 };
 use super::read::{assemble, earlier_from, lookup_fields};
 use super::{ClusterBackend, Docs, Earlier, encode_doc, fcall, num};
@@ -88,7 +90,8 @@ impl ClusterBackend {
         decide: &mut dyn FnMut(usize, &Snapshot) -> Result<WriteSet>,
     ) -> Result<()> {
         self.wait_turn(a, "A")?;
-        let earlier = self.append(a, lookups, limit)?;
+        let fields: Vec<Vec<Vec<u8>>> = lookups.iter().map(lookup_fields).collect();
+        let earlier = self.append(a, lookups, &fields, limit)?;
         let v = self.ctl_call(
             "txtfp_appended",
             &[],
@@ -97,17 +100,21 @@ impl ClusterBackend {
         if num(&v) != Some(1) {
             return Err(self.voided(a));
         }
+        // Read the earlier documents while earlier batches decide: entries
+        // and records never change once written, only the status does.
+        let mut ov = Overlay::default();
+        let nos: Vec<DocNo> = earlier.iter().flat_map(Earlier::numbers).collect();
+        self.fetch_docs(&nos, &mut ov.docs)?;
         self.wait_turn(a, "D")?;
         self.apply_pending(a)?;
-        let mut ov = Overlay::default();
         let owners = self.read_owners(lookups, &earlier)?;
-        let mut nos: Vec<DocNo> = earlier.iter().flat_map(Earlier::numbers).collect();
-        nos.extend(owners.values().flatten().map(|o| o.0));
-        self.fetch_docs(&nos, &mut ov.docs)?;
-        let in_batch = in_batch_members(lookups);
+        self.refresh_docs(&mut ov.docs)?;
+        let owned: Vec<DocNo> = owners.values().flatten().map(|o| o.0).collect();
+        self.fetch_docs(&owned, &mut ov.docs)?;
+        let in_batch = in_batch_members(&fields);
         for (i, lookup) in lookups.iter().enumerate() {
             let n = a + i as DocNo;
-            let eff = with_batch(&earlier[i], lookup, &in_batch, a, i);
+            let eff = with_batch(&earlier[i], lookup, &fields[i], &in_batch, a, i);
             let chunk_owners: Vec<Option<Owner>> = lookup
                 .chunk_hashes
                 .iter()
@@ -118,7 +125,7 @@ impl ClusterBackend {
                 .collect();
             let snap = assemble(lookup, &eff, &chunk_owners, &ov.docs, limit);
             let ws = decide(i, &snap)?;
-            self.record(n, lookup, ws, &mut ov)?;
+            self.record(n, lookup, &fields[i], ws, &mut ov)?;
         }
         let mut args = vec![a.to_string().into_bytes(), ov.result.encode()];
         for (name, delta) in &ov.counters {
@@ -168,12 +175,17 @@ impl ClusterBackend {
 
     /// Files every lookup of the batch under every key; what each key held
     /// before the batch.
-    fn append(&self, a: DocNo, lookups: &[Lookup], limit: usize) -> Result<Vec<Earlier>> {
+    fn append(
+        &self,
+        a: DocNo,
+        lookups: &[Lookup],
+        all_fields: &[Vec<Vec<u8>>],
+        limit: usize,
+    ) -> Result<Vec<Earlier>> {
         // Per group: the (lookup, field index) of each triple, and the args.
         let mut by_group: BTreeMap<u32, GroupCall> = BTreeMap::new();
-        let all_fields: Vec<Vec<Vec<u8>>> = lookups.iter().map(lookup_fields).collect();
         let cap = limit.max(1).to_string().into_bytes();
-        for (i, (lookup, fields)) in lookups.iter().zip(&all_fields).enumerate() {
+        for (i, (lookup, fields)) in lookups.iter().zip(all_fields).enumerate() {
             let n = (a + i as DocNo).to_be_bytes();
             let (ns, nb) = (lookup.simhash_keys.len(), lookup.band_keys.len());
             for (k, f) in fields.iter().enumerate() {
@@ -191,17 +203,19 @@ impl ClusterBackend {
                 e.1.push(member);
             }
         }
+        let mut slots_of: Vec<Vec<(usize, usize)>> = Vec::with_capacity(by_group.len());
         let cmds: Vec<(u16, Cmd)> = by_group
-            .iter()
-            .map(|(g, (_, args))| {
-                let (key, s) = &self.group_keys[*g as usize];
-                (*s, fcall("txtfp_append", &[key.as_bytes()], args.clone()))
+            .into_iter()
+            .map(|(g, (slots, args))| {
+                let (key, s) = &self.group_keys[g as usize];
+                slots_of.push(slots);
+                (*s, fcall("txtfp_append", &[key.as_bytes()], args))
             })
             .collect();
         let replies = self.net.round(&cmds)?;
         let mut vals: Vec<Vec<Option<Vec<u8>>>> =
             all_fields.iter().map(|f| vec![None; f.len()]).collect();
-        for ((_, (slots, _)), reply) in by_group.iter().zip(replies) {
+        for (slots, reply) in slots_of.iter().zip(replies) {
             let items: Vec<Vec<u8>> = redis::from_redis_value_ref(&reply).map_err(|e| {
                 Error::Corrupt(format!(
                     "redis cluster store {}: append reply: {e}",
@@ -222,7 +236,7 @@ impl ClusterBackend {
         }
         lookups
             .iter()
-            .zip(&all_fields)
+            .zip(all_fields)
             .zip(&vals)
             .map(|((l, f), v)| earlier_from(l, f, v, a))
             .collect()
@@ -315,7 +329,14 @@ impl ClusterBackend {
     }
 
     /// Turns document `n`'s write set into the batch result and the overlay.
-    fn record(&self, n: DocNo, lookup: &Lookup, ws: WriteSet, ov: &mut Overlay) -> Result<()> {
+    fn record(
+        &self,
+        n: DocNo,
+        lookup: &Lookup,
+        fields: &[Vec<u8>],
+        ws: WriteSet,
+        ov: &mut Overlay,
+    ) -> Result<()> {
         let groups = self.groups;
         let own = lookup.doc_id.as_str();
         let mut entry = None;
@@ -388,11 +409,8 @@ impl ClusterBackend {
             }
         }
         let me = n.to_be_bytes().to_vec();
-        let lists = lookup
-            .simhash_keys
-            .iter()
-            .map(|&(t, k)| simhash_field(t, k))
-            .chain(lookup.band_keys.iter().map(|&(b, k)| band_field(b, k)));
+        // The id's list, then the SimHash tables' and the bands'.
+        let lists = &fields[..=lookup.simhash_keys.len() + lookup.band_keys.len()];
         match entry {
             Some(e) => {
                 let mut bytes = Vec::new();
@@ -406,8 +424,8 @@ impl ClusterBackend {
                 ov.result.push(groups, b'E', entry_field(n), bytes);
                 if e.status != DocStatus::Live {
                     // Not indexed: out of the lists it was appended to.
-                    for f in lists {
-                        ov.result.push(groups, b'R', f, me.clone());
+                    for f in &lists[1..] {
+                        ov.result.push(groups, b'R', f.clone(), me.clone());
                     }
                 }
                 ov.docs.insert(
@@ -420,8 +438,8 @@ impl ClusterBackend {
             }
             None => {
                 // A replay: stores nothing, files nowhere.
-                for f in lists.chain([id_field(own)]) {
-                    ov.result.push(groups, b'R', f, me.clone());
+                for f in lists {
+                    ov.result.push(groups, b'R', f.clone(), me.clone());
                 }
             }
         }
@@ -430,11 +448,11 @@ impl ClusterBackend {
 }
 
 /// For each field, the batch's lookups that file under it, in order.
-fn in_batch_members(lookups: &[Lookup]) -> HashMap<Vec<u8>, Vec<usize>> {
-    let mut m: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
-    for (i, l) in lookups.iter().enumerate() {
-        for f in lookup_fields(l) {
-            let list = m.entry(f).or_default();
+fn in_batch_members(fields: &[Vec<Vec<u8>>]) -> HashMap<&[u8], Vec<usize>> {
+    let mut m: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    for (i, fs) in fields.iter().enumerate() {
+        for f in fs {
+            let list = m.entry(f.as_slice()).or_default();
             if list.last() != Some(&i) {
                 list.push(i);
             }
@@ -443,37 +461,37 @@ fn in_batch_members(lookups: &[Lookup]) -> HashMap<Vec<u8>, Vec<usize>> {
     m
 }
 
-/// `earlier` plus the batch's documents before `i` under the same keys.
+/// `earlier` plus the batch's documents before `i` under the same keys
+/// (`fields`: lookup `i`'s, as [`lookup_fields`] lists them).
 fn with_batch(
     earlier: &Earlier,
     lookup: &Lookup,
-    in_batch: &HashMap<Vec<u8>, Vec<usize>>,
+    fields: &[Vec<u8>],
+    in_batch: &HashMap<&[u8], Vec<usize>>,
     a: DocNo,
     i: usize,
 ) -> Earlier {
-    let before = |f: &Vec<u8>| -> Vec<DocNo> {
-        in_batch
-            .get(f)
-            .map(|v| {
-                v.iter()
-                    .take_while(|&&j| j < i)
-                    .map(|&j| a + j as DocNo)
-                    .collect()
-            })
-            .unwrap_or_default()
+    let before = |f: &[u8]| -> Vec<DocNo> {
+        in_batch.get(f).map_or_else(Vec::new, |v| {
+            v.iter()
+                .take_while(|&&j| j < i)
+                .map(|&j| a + j as DocNo)
+                .collect()
+        })
     };
+    let ns = lookup.simhash_keys.len();
     let mut e = Earlier {
         ids: earlier.ids.clone(),
         simhash: earlier.simhash.clone(),
         bands: earlier.bands.clone(),
         chunks: earlier.chunks.clone(),
     };
-    e.ids.extend(before(&id_field(&lookup.doc_id)));
-    for (list, &(t, k)) in e.simhash.iter_mut().zip(&lookup.simhash_keys) {
-        list.extend(before(&simhash_field(t, k)));
+    e.ids.extend(before(&fields[0]));
+    for (k, list) in e.simhash.iter_mut().enumerate() {
+        list.extend(before(&fields[1 + k]));
     }
-    for (list, &(b, k)) in e.bands.iter_mut().zip(&lookup.band_keys) {
-        list.extend(before(&band_field(b, k)));
+    for (k, list) in e.bands.iter_mut().enumerate() {
+        list.extend(before(&fields[1 + ns + k]));
     }
     e
 }

@@ -67,7 +67,9 @@
 mod layout;
 mod net;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use hashbrown::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
@@ -304,6 +306,39 @@ impl ClusterBackend {
             );
         }
         Ok(())
+    }
+
+    /// Brings documents read before the batch's turn up to date: the
+    /// status of those that had an entry, the entry of those that had none
+    /// yet (their batch was still deciding).
+    fn refresh_docs(&self, docs: &mut Docs) -> Result<()> {
+        let known: Vec<DocNo> = docs.by_no.keys().copied().collect();
+        let missing: Vec<DocNo> = docs
+            .fetched
+            .iter()
+            .filter(|(_, had)| !**had)
+            .map(|(n, _)| *n)
+            .collect();
+        if known.is_empty() && missing.is_empty() {
+            return Ok(());
+        }
+        let fields: Vec<Vec<u8>> = known.iter().map(|&n| status_field(n)).collect();
+        let vals = if fields.is_empty() {
+            Vec::new()
+        } else {
+            self.read_fields(&fields)?
+        };
+        for (n, x) in known.iter().zip(vals) {
+            if let (Some(by), Some(c)) = (x, docs.by_no.get_mut(n)) {
+                c.entry.status = DocStatus::Superseded {
+                    by: String::from_utf8_lossy(&by).into_owned(),
+                };
+            }
+        }
+        for n in &missing {
+            docs.fetched.remove(n);
+        }
+        self.fetch_docs(&missing, docs)
     }
 
     /// The document numbers filed under `id`.

@@ -90,18 +90,26 @@ impl Node {
     /// Sends `cmds` in one pipeline; the replies in order, or the first
     /// error and whether it may pass (a connection that failed is dropped).
     fn run(&self, cmds: &[&Cmd]) -> core::result::Result<Vec<Value>, (bool, Error)> {
+        use redis::ConnectionLike;
         let mut con = self.connection().map_err(|e| (true, e))?;
-        let mut p = redis::pipe();
+        let mut packed = Vec::new();
         for c in cmds {
-            p.add_command((*c).clone());
+            c.write_packed_command(&mut packed);
         }
-        match p.query::<Vec<Value>>(&mut con) {
-            Ok(v) => {
+        let out = match con.req_packed_commands(&packed, 0, cmds.len()) {
+            Ok(v) => v,
+            Err(e) => return Err((passing(&e), net_err(&self.addr, e))),
+        };
+        for v in &out {
+            if let Value::ServerError(e) = v {
+                let e: redis::RedisError = e.clone().into();
+                // The connection is still in step: keep it.
                 self.give_back(con);
-                Ok(v)
+                return Err((passing(&e), net_err(&self.addr, e)));
             }
-            Err(e) => Err((passing(&e), net_err(&self.addr, e))),
         }
+        self.give_back(con);
+        Ok(out)
     }
 }
 
