@@ -185,22 +185,16 @@ impl ClusterBackend {
         // Per group: the (lookup, field index) of each triple, and the args.
         let mut by_group: BTreeMap<u32, GroupCall> = BTreeMap::new();
         let cap = limit.max(1).to_string().into_bytes();
-        for (i, (lookup, fields)) in lookups.iter().zip(all_fields).enumerate() {
+        for (i, fields) in all_fields.iter().enumerate() {
             let n = (a + i as DocNo).to_be_bytes();
-            let (ns, nb) = (lookup.simhash_keys.len(), lookup.band_keys.len());
             for (k, f) in fields.iter().enumerate() {
-                // Lists (id, SimHash tables, bands) hold 8-byte numbers;
-                // chunks (after them) have markers.
-                let width: &[u8] = if k <= ns + nb { b"8" } else { b"0" };
-                let member = n.to_vec();
                 let (g, _) = self.group(f);
                 let e = by_group
                     .entry(g)
                     .or_insert_with(|| (Vec::new(), vec![a.to_string().into_bytes(), cap.clone()]));
                 e.0.push((i, k));
                 e.1.push(f.clone());
-                e.1.push(width.to_vec());
-                e.1.push(member);
+                e.1.push(n.to_vec());
             }
         }
         let mut slots_of: Vec<Vec<(usize, usize)>> = Vec::with_capacity(by_group.len());
@@ -216,22 +210,24 @@ impl ClusterBackend {
         let mut vals: Vec<Vec<Option<Vec<u8>>>> =
             all_fields.iter().map(|f| vec![None; f.len()]).collect();
         for (slots, reply) in slots_of.iter().zip(replies) {
-            let items: Vec<Vec<u8>> = redis::from_redis_value_ref(&reply).map_err(|e| {
+            let bad = |what: &str| {
                 Error::Corrupt(format!(
-                    "redis cluster store {}: append reply: {e}",
+                    "redis cluster store {}: append reply: {what}",
                     self.prefix
                 ))
-            })?;
-            if items.len() != slots.len() {
-                return Err(Error::Corrupt(format!(
-                    "redis cluster store {}: append answered {} of {} keys",
-                    self.prefix,
-                    items.len(),
-                    slots.len()
-                )));
-            }
-            for (&(i, k), v) in slots.iter().zip(items) {
-                vals[i][k] = Some(v);
+            };
+            let redis::Value::Array(items) = reply else {
+                return Err(bad("not an array"));
+            };
+            for pair in items.chunks(2) {
+                let [redis::Value::Int(t), redis::Value::BulkString(v)] = pair else {
+                    return Err(bad("not (index, value) pairs"));
+                };
+                let &(i, k) = usize::try_from(*t)
+                    .ok()
+                    .and_then(|t| slots.get(t.wrapping_sub(1)))
+                    .ok_or_else(|| bad("index out of range"))?;
+                vals[i][k] = Some(v.clone());
             }
         }
         lookups
@@ -471,13 +467,10 @@ fn with_batch(
     a: DocNo,
     i: usize,
 ) -> Earlier {
-    let before = |f: &[u8]| -> Vec<DocNo> {
-        in_batch.get(f).map_or_else(Vec::new, |v| {
-            v.iter()
-                .take_while(|&&j| j < i)
-                .map(|&j| a + j as DocNo)
-                .collect()
-        })
+    let before = |f: &[u8], list: &mut Vec<DocNo>| {
+        if let Some(v) = in_batch.get(f) {
+            list.extend(v.iter().take_while(|&&j| j < i).map(|&j| a + j as DocNo));
+        }
     };
     let ns = lookup.simhash_keys.len();
     let mut e = Earlier {
@@ -486,12 +479,12 @@ fn with_batch(
         bands: earlier.bands.clone(),
         chunks: earlier.chunks.clone(),
     };
-    e.ids.extend(before(&fields[0]));
+    before(&fields[0], &mut e.ids);
     for (k, list) in e.simhash.iter_mut().enumerate() {
-        list.extend(before(&fields[1 + k]));
+        before(&fields[1 + k], list);
     }
     for (k, list) in e.bands.iter_mut().enumerate() {
-        list.extend(before(&fields[1 + ns + k]));
+        before(&fields[1 + ns + k], list);
     }
     e
 }

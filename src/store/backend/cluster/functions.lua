@@ -55,45 +55,52 @@ local function hset(g, changed)
 end
 
 -- KEYS[1]: a group hash. ARGV: batch start `a`, most members kept per key,
--- then triples (field, width, member). Width 8: a member list; the
+-- then pairs (field, member: an 8-byte number). A chunk field ('c...')
+-- holds a marker, created with the member as its first holder; the answer
+-- is the marker as it was. Any other field holds a member list; the
 -- answer is its members numbered below `a` (sorted, so a prefix), and the
--- member is inserted in order unless present or the list is full. Width 0:
--- a chunk marker, created with the member's number as its first holder;
--- the answer is the marker as it was ('' when new). Repeating a call
--- changes nothing more (a retry after a lost reply is safe). One HMGET and
--- one HSET for the whole call: a call from Lua costs more than the work.
+-- member is inserted in order unless present or the list is full. The
+-- reply lists (pair index, answer) for the answers that are not empty.
+-- Repeating a call changes nothing more (a retry after a lost reply is
+-- safe). One HMGET and one HSET for the whole call: a call from Lua costs
+-- more than the work.
 local function append(keys, args)
   local g = keys[1]
   local a = tonumber(args[1])
   local cap = tonumber(args[2]) * 8
   local fields = {}
-  for i = 3, #args, 3 do
+  for i = 3, #args, 2 do
     fields[#fields + 1] = args[i]
   end
   local vals = hmget(g, fields)
   local changed = {}
   local out = {}
+  local function answer(t, v)
+    if v ~= '' then
+      out[#out + 1] = t
+      out[#out + 1] = v
+    end
+  end
   for t = 1, #fields do
-    local i = 3 * t
-    local field, m = args[i], args[i + 2]
+    local i = 1 + 2 * t
+    local field, m = args[i], args[i + 1]
     local v = changed[field]
     if v == nil then
       v = vals[t] or ''
     end
-    if args[i + 1] == '0' then
+    if string.byte(field, 1) == 99 then -- 'c'
       if v == '' then
         changed[field] = m .. NO_OWNER
       end
-      out[t] = v
+      answer(t, v)
     else
       local len = #v
       local me = docno(m, 1)
       if len == 0 then
         changed[field] = m
-        out[t] = ''
       elseif docno(v, len - 7) < math.min(a, me) then
         -- The usual case: every stored member is older.
-        out[t] = v
+        answer(t, v)
         if len < cap then
           changed[field] = v .. m
         end
@@ -102,7 +109,7 @@ local function append(keys, args)
         while k <= len and docno(v, k) < a do
           k = k + 8
         end
-        out[t] = string.sub(v, 1, k - 1)
+        answer(t, string.sub(v, 1, k - 1))
         local j = k
         while j <= len and docno(v, j) < me do
           j = j + 8
