@@ -10,14 +10,14 @@ use std::time::Duration;
 use redis::Cmd;
 
 use super::layout::{
-    BatchResult, DocNo, Owner, band_field, chunk_field, chunk_marker, entry_field, owner_payload,
-    simhash_field, status_field,
+    BatchResult, DocNo, Owner, band_field, chunk_field, chunk_marker, entry_field, id_field,
+    members, owner_payload, simhash_field, status_field,
 };
 use super::read::{assemble, earlier_from, lookup_fields};
 use super::{ClusterBackend, Docs, Earlier, encode_doc, fcall, num};
 use crate::store::backend::embedded::codec::Strings;
 use crate::store::backend::{CandidateDoc, Lookup, Snapshot, WriteOp, WriteSet};
-use crate::store::records::DocStatus;
+use crate::store::records::{DocStatus, StoredDocument};
 use crate::{Error, Result};
 
 /// One `txtfp_append` call: the (lookup, field) of each triple, and the
@@ -46,6 +46,69 @@ impl ClusterBackend {
     }
 
     pub(super) fn run_batch(
+        &self,
+        lookups: &[Lookup],
+        limit: usize,
+        decide: &mut dyn FnMut(usize, &Snapshot) -> Result<WriteSet>,
+    ) -> Result<()> {
+        // A document whose id is stored already replays that decision and
+        // changes nothing, wherever it falls in the order: answer it now,
+        // without numbering or filing it.
+        let stored = self.stored_entries(lookups)?;
+        if stored.iter().all(Option::is_none) {
+            return self.run_sequenced(lookups, limit, decide);
+        }
+        let mut rest: Vec<usize> = Vec::new();
+        for (i, entry) in stored.into_iter().enumerate() {
+            match entry {
+                Some(existing) => {
+                    let snap = Snapshot {
+                        existing: Some(existing),
+                        ..Snapshot::default()
+                    };
+                    if !decide(i, &snap)?.ops.is_empty() {
+                        return Err(Error::Store(format!(
+                            "redis cluster store {}: a replay asked for writes",
+                            self.prefix
+                        )));
+                    }
+                }
+                None => rest.push(i),
+            }
+        }
+        if rest.is_empty() {
+            return Ok(());
+        }
+        let subset: Vec<Lookup> = rest.iter().map(|&i| lookups[i].clone()).collect();
+        self.run_sequenced(&subset, limit, &mut |j, s| decide(rest[j], s))
+    }
+
+    /// The stored entry of each lookup's id, if any (two rounds: the id
+    /// lists, then the entries of the numbers they hold).
+    fn stored_entries(&self, lookups: &[Lookup]) -> Result<Vec<Option<StoredDocument>>> {
+        let fields: Vec<Vec<u8>> = lookups.iter().map(|l| id_field(&l.doc_id)).collect();
+        let vals = self.read_fields(&fields)?;
+        let lists: Vec<Vec<DocNo>> = vals
+            .iter()
+            .map(|v| members(v.as_deref().unwrap_or_default()))
+            .collect::<Result<_>>()?;
+        let nos: Vec<DocNo> = lists.iter().flatten().copied().collect();
+        if nos.is_empty() {
+            return Ok(vec![None; lookups.len()]);
+        }
+        let mut docs = Docs::default();
+        self.fetch_docs(&nos, &mut docs)?;
+        Ok(lists
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .find_map(|n| docs.by_no.get(n))
+                    .map(|c| c.entry.clone())
+            })
+            .collect())
+    }
+
+    fn run_sequenced(
         &self,
         lookups: &[Lookup],
         limit: usize,
