@@ -536,3 +536,119 @@ fn an_earlier_store_is_refused_then_migrated() {
         Some(1)
     );
 }
+
+/// `store ingest` on a Redis Cluster, killed with SIGKILL at five moments:
+/// every decision line it wrote is the decision the store holds, and a
+/// last run completes the store, replaying them unchanged. Needs
+/// `TXTFP_REDIS_CLUSTER` (`eval "$(scripts/setup-redis-cluster.sh)"`).
+#[cfg(feature = "store-redis")]
+#[test]
+fn decisions_on_a_cluster_survive_five_kills() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let Ok(nodes) = std::env::var("TXTFP_REDIS_CLUSTER") else {
+        assert!(
+            std::env::var("TXTFP_REQUIRE_REDIS").map_or(true, |v| v != "1"),
+            "TXTFP_REQUIRE_REDIS=1 but TXTFP_REDIS_CLUSTER is not set"
+        );
+        eprintln!("SKIPPED: TXTFP_REDIS_CLUSTER is not set");
+        return;
+    };
+    let dir = fresh_dir("store_cluster_kill");
+    let input = dir.join("docs.jsonl");
+    std::fs::write(&input, many_documents(3000)).unwrap();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let toml = format!(
+        "[global_fingerprints]\nbackend = \"redis-cluster\"\nredis_nodes = [{}]\n\
+         redis_prefix = \"cli-kill-{}-{nanos}\"\nredis_lease_ms = 1000\n",
+        nodes
+            .split(',')
+            .map(|n| format!("{n:?}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        std::process::id()
+    );
+    let config = dir.join("store.toml");
+    std::fs::write(&config, &toml).unwrap();
+    let args = |decisions: &std::path::Path| {
+        vec![
+            "store".to_string(),
+            "ingest".into(),
+            input.to_str().unwrap().into(),
+            "--config".into(),
+            config.to_str().unwrap().into(),
+            "--decisions".into(),
+            decisions.to_str().unwrap().into(),
+            "--batch".into(),
+            "40".into(),
+            "-q".into(),
+        ]
+    };
+    let store =
+        || GlobalFingerprintStore::open(GlobalStoreConfig::from_toml_str(&toml).unwrap()).unwrap();
+    let mut written_all: Vec<Value> = Vec::new();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for round in 0..5 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let kill_at = 2_000 + x % 60_000;
+        let file = dir.join(format!("run{round}.jsonl"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_txtfp"))
+            .args(args(&file))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start txtfp");
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while std::fs::metadata(&file).map_or(0, |m| m.len()) < kill_at
+            && Instant::now() < deadline
+            && child.try_wait().unwrap().is_none()
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let _ = child.kill(); // SIGKILL
+        child.wait().unwrap();
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        let complete = match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(i) => &bytes[..=i],
+            None => &bytes[..0],
+        };
+        let written = json_lines(std::str::from_utf8(complete).unwrap());
+        let s = store();
+        for line in &written {
+            let id = line["doc_id"].as_str().unwrap();
+            let stored = s.document(id).unwrap().unwrap_or_else(|| {
+                panic!("round {round}: {id} has a decision line but is not stored")
+            });
+            let d = serde_json::to_value(&stored.decision).unwrap();
+            for field in ["action", "matched_doc_id", "decided_at", "reason"] {
+                assert_eq!(line[field], d[field], "{id}: {field}");
+            }
+        }
+        written_all.extend(written);
+    }
+    assert!(!written_all.is_empty(), "nothing written before the kills");
+    let last = dir.join("last.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_txtfp"))
+        .args(args(&last))
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let again = json_lines(&read(&last));
+    assert_eq!(again.len(), 3000);
+    for line in &written_all {
+        let id = &line["doc_id"];
+        let replay = again.iter().find(|d| &d["doc_id"] == id).unwrap();
+        assert_eq!(replay["decided_at"], line["decided_at"], "{id}");
+        assert_eq!(replay["action"], line["action"], "{id}");
+    }
+    let s = store();
+    for line in json_lines(&read(&input)) {
+        assert!(s.document(line["id"].as_str().unwrap()).unwrap().is_some());
+    }
+}
