@@ -39,7 +39,7 @@ fn cluster_config(test: &str) -> Option<GlobalStoreConfig> {
     let mut cfg = dataset_config();
     cfg.backend = BackendKind::RedisCluster;
     cfg.redis_nodes = nodes.split(',').map(str::to_owned).collect();
-    cfg.redis_lease_ms = 1_500;
+    cfg.redis_lease_ms = 3_000;
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -563,7 +563,7 @@ fn decisions_on_a_cluster_survive_five_kills() {
         .subsec_nanos();
     let toml = format!(
         "[global_fingerprints]\nbackend = \"redis-cluster\"\nredis_nodes = [{}]\n\
-         redis_prefix = \"cli-kill-{}-{nanos}\"\nredis_lease_ms = 1000\n",
+         redis_prefix = \"cli-kill-{}-{nanos}\"\nredis_lease_ms = 3000\n",
         nodes
             .split(',')
             .map(|n| format!("{n:?}"))

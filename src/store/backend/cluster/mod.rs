@@ -401,3 +401,5 @@ impl Earlier {
 
 mod batch;
 mod read;
+#[cfg(test)]
+mod tests;
