@@ -4,6 +4,7 @@
 mod cluster;
 mod config;
 mod embedded;
+mod hostile;
 mod redis;
 mod reference;
 mod support;
