@@ -2,6 +2,7 @@
 //! accepted (and one byte more refused), and thousands of documents that
 //! share one chunk, on the embedded store (and on the Redis Cluster when
 //! one is configured).
+#![cfg(feature = "store")]
 
 use crate::support::*;
 use txtfp::Error;

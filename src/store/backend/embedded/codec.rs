@@ -150,6 +150,7 @@ impl Strings {
     }
 
     /// A dictionary that interns nothing.
+    #[cfg(feature = "store-redis")]
     pub(crate) fn inline_only() -> Self {
         Self {
             inline: true,
