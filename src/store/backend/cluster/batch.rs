@@ -11,9 +11,9 @@ use redis::Cmd;
 
 use super::layout::{
     BatchResult, DocNo, Owner, band_field, chunk_field, chunk_marker, entry_field, id_field,
-    members, owner_payload, simhash_field, status_field,
+    members, owner_payload, simhash_field, simhash_of_keys, status_field,
 };
-use super::read::{assemble, earlier_from, lookup_fields};
+use super::read::{assemble, earlier_from, lookup_fields, near};
 use super::{ClusterBackend, Docs, Earlier, encode_doc, fcall, num};
 use crate::store::backend::embedded::codec::Strings;
 use crate::store::backend::{CandidateDoc, Lookup, Snapshot, WriteOp, WriteSet};
@@ -175,9 +175,20 @@ impl ClusterBackend {
         let owned: Vec<DocNo> = owners.values().flatten().map(|o| o.0).collect();
         self.fetch_docs(&owned, &mut ov.docs)?;
         let in_batch = in_batch_members(&fields);
+        let simhashes: Vec<u64> = lookups
+            .iter()
+            .map(|l| simhash_of_keys(&l.simhash_keys))
+            .collect();
+        let radius = self.radius();
         for (i, lookup) in lookups.iter().enumerate() {
             let n = a + i as DocNo;
-            let eff = with_batch(&earlier[i], lookup, &fields[i], &in_batch, a, i);
+            let near_ones = InBatch {
+                members: &in_batch,
+                simhashes: &simhashes,
+                radius,
+                a,
+            };
+            let eff = with_batch(&earlier[i], lookup, &fields[i], &near_ones, i);
             let chunk_owners: Vec<Option<Owner>> = lookup
                 .chunk_hashes
                 .iter()
@@ -186,7 +197,14 @@ impl ClusterBackend {
                     None => owners.get(h).copied().flatten(),
                 })
                 .collect();
-            let snap = assemble(lookup, &eff, &chunk_owners, &ov.docs, limit);
+            let snap = assemble(
+                lookup,
+                &eff,
+                &chunk_owners,
+                &ov.docs,
+                limit,
+                radius.is_some(),
+            );
             let ws = decide(i, &snap)?;
             self.record(n, lookup, &fields[i], ws, &mut ov)?;
         }
@@ -248,8 +266,10 @@ impl ClusterBackend {
         // Per group: the (lookup, field index) of each triple, and the args.
         let mut by_group: BTreeMap<u32, GroupCall> = BTreeMap::new();
         let cap = limit.max(1).to_string().into_bytes();
-        for (i, fields) in all_fields.iter().enumerate() {
+        for (i, (lookup, fields)) in lookups.iter().zip(all_fields).enumerate() {
             let n = (a + i as DocNo).to_be_bytes();
+            let f_i = simhash_of_keys(&lookup.simhash_keys).to_be_bytes();
+            let ns = lookup.simhash_keys.len();
             for (k, f) in fields.iter().enumerate() {
                 let (g, _) = self.group(f);
                 let e = by_group
@@ -257,7 +277,13 @@ impl ClusterBackend {
                     .or_insert_with(|| (Vec::new(), vec![a.to_string().into_bytes(), cap.clone()]));
                 e.0.push((i, k));
                 e.1.push(f.clone());
-                e.1.push(n.to_vec());
+                // SimHash members carry the SimHash, so that a later
+                // lookup drops those beyond the radius before reading them.
+                e.1.push(if (1..=ns).contains(&k) {
+                    [n, f_i].concat()
+                } else {
+                    n.to_vec()
+                });
             }
         }
         let mut slots_of: Vec<Vec<(usize, usize)>> = Vec::with_capacity(by_group.len());
@@ -297,7 +323,7 @@ impl ClusterBackend {
             .iter()
             .zip(all_fields)
             .zip(&vals)
-            .map(|((l, f), v)| earlier_from(l, f, v, a))
+            .map(|((l, f), v)| earlier_from(l, f, v, a, self.radius()))
             .collect()
     }
 
@@ -520,20 +546,31 @@ fn in_batch_members(fields: &[Vec<Vec<u8>>]) -> HashMap<&[u8], Vec<usize>> {
     m
 }
 
+/// The batch's own documents, as later ones in it see them.
+struct InBatch<'a> {
+    members: &'a HashMap<&'a [u8], Vec<usize>>,
+    /// Each lookup's SimHash (from its keys).
+    simhashes: &'a [u64],
+    radius: Option<u32>,
+    a: DocNo,
+}
+
 /// `earlier` plus the batch's documents before `i` under the same keys
 /// (`fields`: lookup `i`'s, as [`lookup_fields`] lists them).
 fn with_batch(
     earlier: &Earlier,
     lookup: &Lookup,
     fields: &[Vec<u8>],
-    in_batch: &HashMap<&[u8], Vec<usize>>,
-    a: DocNo,
+    b: &InBatch<'_>,
     i: usize,
 ) -> Earlier {
-    let before = |f: &[u8], list: &mut Vec<DocNo>| {
-        if let Some(v) = in_batch.get(f) {
-            list.extend(v.iter().take_while(|&&j| j < i).map(|&j| a + j as DocNo));
-        }
+    let before = |f: &[u8]| {
+        b.members
+            .get(f)
+            .into_iter()
+            .flatten()
+            .copied()
+            .take_while(move |&j| j < i)
     };
     let ns = lookup.simhash_keys.len();
     let mut e = Earlier {
@@ -542,12 +579,18 @@ fn with_batch(
         bands: earlier.bands.clone(),
         chunks: earlier.chunks.clone(),
     };
-    before(&fields[0], &mut e.ids);
+    let no = |j: usize| b.a + j as DocNo;
+    e.ids.extend(before(&fields[0]).map(no));
+    let mine = b.simhashes[i];
     for (k, list) in e.simhash.iter_mut().enumerate() {
-        before(&fields[1 + k], list);
+        list.extend(
+            before(&fields[1 + k])
+                .map(|j| (no(j), b.simhashes[j]))
+                .filter(|&(_, v)| near(v, mine, b.radius)),
+        );
     }
     for (k, list) in e.bands.iter_mut().enumerate() {
-        before(&fields[1 + ns + k], list);
+        list.extend(before(&fields[1 + ns + k]).map(no));
     }
     e
 }

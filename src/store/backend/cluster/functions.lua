@@ -55,9 +55,11 @@ local function hset(g, changed)
 end
 
 -- KEYS[1]: a group hash. ARGV: batch start `a`, most members kept per key,
--- then pairs (field, member: an 8-byte number). A chunk field ('c...')
--- holds a marker, created with the member as its first holder; the answer
--- is the marker as it was. Any other field holds a member list; the
+-- then pairs (field, member). A chunk field ('c...') holds a marker,
+-- created with the member (an 8-byte number) as its first holder; the
+-- answer is the marker as it was. Any other field holds a member list of
+-- 8-byte numbers, or for SimHash fields ('s...') 16-byte (number,
+-- SimHash) records; the
 -- answer is its members numbered below `a` (sorted, so a prefix), and the
 -- member is inserted in order unless present or the list is full. The
 -- reply lists (pair index, answer) for the answers that are not empty.
@@ -67,7 +69,7 @@ end
 local function append(keys, args)
   local g = keys[1]
   local a = tonumber(args[1])
-  local cap = tonumber(args[2]) * 8
+  local cap = tonumber(args[2])
   local fields = {}
   for i = 3, #args, 2 do
     fields[#fields + 1] = args[i]
@@ -88,33 +90,35 @@ local function append(keys, args)
     if v == nil then
       v = vals[t] or ''
     end
-    if string.byte(field, 1) == 99 then -- 'c'
+    local kind = string.byte(field, 1)
+    if kind == 99 then -- 'c'
       if v == '' then
         changed[field] = m .. NO_OWNER
       end
       answer(t, v)
     else
+      local w = (kind == 115) and 16 or 8 -- 's': (number, SimHash)
       local len = #v
       local me = docno(m, 1)
       if len == 0 then
         changed[field] = m
-      elseif docno(v, len - 7) < math.min(a, me) then
+      elseif docno(v, len - w + 1) < math.min(a, me) then
         -- The usual case: every stored member is older.
         answer(t, v)
-        if len < cap then
+        if len < cap * w then
           changed[field] = v .. m
         end
       else
         local k = 1
         while k <= len and docno(v, k) < a do
-          k = k + 8
+          k = k + w
         end
         answer(t, string.sub(v, 1, k - 1))
         local j = k
         while j <= len and docno(v, j) < me do
-          j = j + 8
+          j = j + w
         end
-        if (j > len or docno(v, j) ~= me) and len < cap then
+        if (j > len or docno(v, j) ~= me) and len < cap * w then
           changed[field] = string.sub(v, 1, j - 1) .. m .. string.sub(v, j)
         end
       end
@@ -126,7 +130,8 @@ end
 
 -- KEYS[1]: a group hash. ARGV: batch start `a`, then triples (op, field,
 -- payload) of a committed batch: E/X set the field; R removes the member
--- numbered payload (8 bytes) from a member list; O sets a chunk's owner (payload: number + chunk
+-- numbered payload (8 bytes) from a member list (of 16-byte records under
+-- a SimHash field); O sets a chunk's owner (payload: number + chunk
 -- id, 12 bytes); Z clears it. Fenced: a group applies each batch once and
 -- in order (field '_a' holds the last batch applied), so several workers
 -- may apply the same batch.
@@ -161,17 +166,18 @@ local function apply(keys, args)
     elseif op == 'R' then
       local v = cur[field]
       if v then
+        local w = (string.byte(field, 1) == 115) and 16 or 8
         local me = docno(p, 1)
         local k = 1
         while k <= #v do
           local d = docno(v, k)
           if d == me then
-            v = string.sub(v, 1, k - 1) .. string.sub(v, k + 8)
+            v = string.sub(v, 1, k - 1) .. string.sub(v, k + w)
             break
           elseif d > me then
             break
           end
-          k = k + 8
+          k = k + w
         end
         if #v == 0 then
           v = false

@@ -93,6 +93,33 @@ pub(super) fn members(v: &[u8]) -> Result<Vec<DocNo>> {
         .collect())
 }
 
+/// The (number, SimHash) records of a packed SimHash member list.
+///
+/// # Errors
+///
+/// [`Error::Corrupt`] when the length is not a multiple of 16.
+pub(super) fn simhash_members(v: &[u8]) -> Result<Vec<(DocNo, u64)>> {
+    if !v.len().is_multiple_of(16) {
+        return Err(Error::Corrupt(format!(
+            "redis cluster store: a SimHash member list of {} bytes",
+            v.len()
+        )));
+    }
+    Ok(v.chunks_exact(16)
+        .map(|m| {
+            let n = u64::from_be_bytes(m[..8].try_into().unwrap_or_default());
+            let x = u64::from_be_bytes(m[8..].try_into().unwrap_or_default());
+            (n, x)
+        })
+        .collect())
+}
+
+/// The SimHash a lookup's table keys give back (the union of the masked
+/// bits: the SimHash itself when the masks cover every bit).
+pub(super) fn simhash_of_keys(keys: &[(u8, u64)]) -> u64 {
+    keys.iter().fold(0, |f, k| f | k.1)
+}
+
 /// A chunk marker: its first holder, and its owner `(number, chunk id)`.
 pub(super) fn chunk_marker(v: &[u8]) -> Result<Marker> {
     if v.len() != 20 {
@@ -268,6 +295,9 @@ mod tests {
             vec![9]
         );
         assert!(members(&[0; 12]).is_err());
+        let rec = [5u64.to_be_bytes(), 0xabcu64.to_be_bytes()].concat();
+        assert_eq!(simhash_members(&rec).unwrap(), vec![(5, 0xabc)]);
+        assert!(simhash_members(&rec[..8]).is_err());
         assert_eq!(
             chunk_marker(&[[0, 0, 0, 0, 0, 0, 0, 5].as_slice(), &[0; 12]].concat()).unwrap(),
             (5, None)

@@ -22,7 +22,7 @@
 //!
 //! | field | value |
 //! |---|---|
-//! | `s` table:u8 key:u64 | SimHash table members: number:u64… |
+//! | `s` table:u8 key:u64 | SimHash table members: (number:u64, SimHash:u64)… |
 //! | `b` band:u16 key:u64 | MinHash band members: number:u64… |
 //! | `c` SHA-256 | first holder:u64, owner:u64 (0: none), chunk id:u32 |
 //! | `i` doc id | numbers that carried the id: u64… |
@@ -111,6 +111,10 @@ pub struct ClusterBackend {
     worker: String,
     reservations: AtomicU64,
     strings: Strings,
+    /// The SimHash radius, once the parameters are known, when the table
+    /// masks cover every bit (so a lookup's keys give its SimHash back and
+    /// members beyond the radius are dropped before anything is read).
+    radius: std::sync::OnceLock<Option<u32>>,
 }
 
 fn fcall(name: &str, keys: &[&[u8]], args: Vec<Vec<u8>>) -> Cmd {
@@ -184,6 +188,7 @@ impl ClusterBackend {
             worker: format!("{:x}-{nanos:x}", std::process::id()),
             reservations: AtomicU64::new(0),
             strings: Strings::inline_only(),
+            radius: std::sync::OnceLock::new(),
         })
     }
 
@@ -207,6 +212,10 @@ impl ClusterBackend {
     /// Masters serving the cluster's slots.
     pub fn masters(&self) -> usize {
         self.net.masters()
+    }
+
+    fn radius(&self) -> Option<u32> {
+        self.radius.get().copied().flatten()
     }
 
     fn key(&self, suffix: &str) -> String {
@@ -376,7 +385,8 @@ impl Docs {
 #[derive(Default)]
 struct Earlier {
     ids: Vec<DocNo>,
-    simhash: Vec<Vec<DocNo>>,
+    /// (number, SimHash) of the members within the radius.
+    simhash: Vec<Vec<(DocNo, u64)>>,
     bands: Vec<Vec<DocNo>>,
     /// Each chunk's marker, if an earlier document had it.
     chunks: Vec<Option<Marker>>,
@@ -387,7 +397,7 @@ impl Earlier {
         self.ids
             .iter()
             .copied()
-            .chain(self.simhash.iter().flatten().copied())
+            .chain(self.simhash.iter().flatten().map(|m| m.0))
             .chain(self.bands.iter().flatten().copied())
             .chain(
                 self.chunks

@@ -5,8 +5,10 @@ use std::collections::BTreeMap;
 
 use super::layout::{
     DocNo, Owner, band_field, chunk_field, chunk_marker, id_field, members, simhash_field,
+    simhash_members, simhash_of_keys,
 };
 use super::{ClusterBackend, Docs, Earlier};
+use crate::store::HashParams;
 use crate::store::backend::{CandidateDoc, ChunkOwner, Lookup, Snapshot, StoreBackend, WriteSet};
 use crate::store::records::FingerprintType;
 use crate::{Error, Result};
@@ -22,6 +24,7 @@ pub(super) fn assemble(
     owners: &[Option<Owner>],
     docs: &Docs,
     limit: usize,
+    exact: bool,
 ) -> Snapshot {
     let mut s = Snapshot::default();
     if let Some(c) = eff.ids.iter().find_map(|n| docs.by_no.get(n)) {
@@ -35,12 +38,13 @@ pub(super) fn assemble(
         }
     };
     for list in &eff.simhash {
-        for &n in list.iter().filter(|&&n| docs.live(n).is_some()).take(limit) {
+        for &(n, v) in list.iter().filter(|m| docs.live(m.0).is_some()).take(limit) {
             let c = &docs.by_no[&n];
             let id = &c.entry.doc_id;
-            // The full SimHash is in the member's records (a list holds
-            // numbers only).
-            let Some(v) = simhash_of(c) else { continue };
+            // A member carries the SimHash its keys gave back: the real one
+            // when the masks cover every bit, else the records have it.
+            let v = if exact { Some(v) } else { simhash_of(c) };
+            let Some(v) = v else { continue };
             if !s.simhash_hits.iter().any(|(_, x)| x == id) {
                 want(n, id);
                 s.simhash_hits.push((v, id.clone()));
@@ -97,14 +101,22 @@ pub(super) fn lookup_fields(lookup: &Lookup) -> Vec<Vec<u8>> {
     f
 }
 
+/// Whether SimHash `v` can match `incoming` (always, without a radius).
+pub(super) fn near(v: u64, incoming: u64, radius: Option<u32>) -> bool {
+    radius.is_none_or(|r| (v ^ incoming).count_ones() <= r)
+}
+
 /// An [`Earlier`] from the values of [`lookup_fields`] (in that order),
-/// keeping members numbered below `below`.
+/// keeping members numbered below `below`, and SimHash members within
+/// `radius` of the lookup's SimHash.
 pub(super) fn earlier_from(
     lookup: &Lookup,
     fields: &[Vec<u8>],
     vals: &[Option<Vec<u8>>],
     below: DocNo,
+    radius: Option<u32>,
 ) -> Result<Earlier> {
+    let incoming = simhash_of_keys(&lookup.simhash_keys);
     let mut e = Earlier::default();
     let (ns, nb) = (lookup.simhash_keys.len(), lookup.band_keys.len());
     for (k, v) in vals.iter().enumerate().take(fields.len()) {
@@ -118,11 +130,18 @@ pub(super) fn earlier_from(
             e.chunks.push(marker.filter(|m| m.0 < below));
             continue;
         }
+        if k >= 1 && k <= ns {
+            e.simhash.push(
+                simhash_members(v)?
+                    .into_iter()
+                    .filter(|&(m, x)| m < below && near(x, incoming, radius))
+                    .collect(),
+            );
+            continue;
+        }
         let ms: Vec<DocNo> = members(v)?.into_iter().filter(|&m| m < below).collect();
         if k == 0 {
             e.ids = ms;
-        } else if k <= ns {
-            e.simhash.push(ms);
         } else {
             e.bands.push(ms);
         }
@@ -160,20 +179,37 @@ impl StoreBackend for ClusterBackend {
         let got = self
             .net
             .round(&[(self.ctl_slot, set), (self.ctl_slot, get)])?;
-        redis::from_redis_value_ref(&got[1]).map_err(|e| {
+        let stored: String = redis::from_redis_value_ref(&got[1]).map_err(|e| {
             Error::Corrupt(format!("redis cluster store {}: params: {e}", self.prefix))
-        })
+        })?;
+        let p = HashParams::from_json(&stored)?;
+        let radius = if p.simhash {
+            let masks = crate::lsh::SimHashLayout::for_distance(p.simhash_max_hamming)?;
+            let all = masks.masks().iter().fold(0u64, |a, m| a | m) == u64::MAX;
+            all.then_some(p.simhash_max_hamming)
+        } else {
+            None
+        };
+        let _ = self.radius.set(radius);
+        Ok(stored)
     }
 
     fn snapshot(&self, lookup: &Lookup, limit: usize) -> Result<Snapshot> {
         let fields = lookup_fields(lookup);
         let vals = self.read_fields(&fields)?;
-        let eff = earlier_from(lookup, &fields, &vals, DocNo::MAX)?;
+        let eff = earlier_from(lookup, &fields, &vals, DocNo::MAX, self.radius())?;
         let owners: Vec<Option<Owner>> = eff.chunks.iter().map(|m| m.and_then(|m| m.1)).collect();
         let mut docs = Docs::default();
         let nos: Vec<DocNo> = eff.numbers().collect();
         self.fetch_docs(&nos, &mut docs)?;
-        Ok(assemble(lookup, &eff, &owners, &docs, limit))
+        Ok(assemble(
+            lookup,
+            &eff,
+            &owners,
+            &docs,
+            limit,
+            self.radius().is_some(),
+        ))
     }
 
     fn update(
