@@ -17,11 +17,6 @@ use txtfp::store::{
     BackendKind, DecisionRecord, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument,
 };
 
-fn loud(msg: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "\n*** {msg} ***\n");
-}
-
 /// The dataset config on the test cluster under a prefix of its own, or
 /// `None` (after saying so on stderr) when there is no cluster.
 fn cluster_config(test: &str) -> Option<GlobalStoreConfig> {

@@ -13,13 +13,6 @@ use txtfp::store::{
     Action, BackendKind, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument,
 };
 
-/// A notice on the real stderr: `eprintln!` would be captured by the test
-/// harness and shown only for failures.
-fn loud(msg: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "\n*** {msg} ***\n");
-}
-
 /// The dataset config on the test server under a prefix of its own, or
 /// `None` (after saying so on stderr) when there is no server.
 fn redis_config(test: &str) -> Option<GlobalStoreConfig> {

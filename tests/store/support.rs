@@ -37,6 +37,12 @@ pub fn sample() -> Vec<Doc> {
         .collect()
 }
 
+/// A notice on the real stderr: `eprintln!` would be captured by the test
+/// harness and shown only for failures.
+pub fn loud(msg: &str) {
+    let _ = writeln!(std::io::stderr(), "\n*** {msg} ***\n");
+}
+
 /// A fresh, unique directory under the system temp dir.
 pub fn temp_dir(name: &str) -> PathBuf {
     let nanos = std::time::SystemTime::now()

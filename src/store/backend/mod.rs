@@ -19,7 +19,7 @@ mod redis;
 use std::collections::BTreeMap;
 
 #[cfg(feature = "store-redis")]
-pub use cluster::{ClusterBackend, DEFAULT_GROUPS};
+pub use cluster::{ClusterBackend, DEFAULT_GROUPS, MAX_DECIDED};
 pub use embedded::{EmbeddedBackend, Migrated};
 pub use redb::LegacyRedbStore;
 #[cfg(feature = "store-redis")]

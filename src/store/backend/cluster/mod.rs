@@ -42,12 +42,14 @@
 //!    every document under every lookup key and answers each key's earlier
 //!    members. Then the watermark moves on; the next batch appends while
 //!    this one decides.
-//! 3. **Decide**, when every earlier batch has (the decide watermark):
-//!    apply what committed batches left pending, read the entries of the
-//!    earlier members and the owners of shared chunks (one round), and
-//!    run the decision engine on each document in order, against those
-//!    and the batch's own earlier documents.
-//! 4. **Commit** the result — every change to every group — in one call
+//! 3. **Read** the entries of the earlier members while earlier batches
+//!    decide (entries and records never change once written).
+//! 4. **Decide**, when every earlier batch has (the decide watermark):
+//!    apply what committed batches left pending, read the owners of shared
+//!    chunks and refresh the statuses read before (and the entries that
+//!    were still missing), and run the decision engine on each document in
+//!    order, against those and the batch's own earlier documents.
+//! 5. **Commit** the result — every change to every group — in one call
 //!    on the control slot (`txtfp_commit`), which also adds the counters
 //!    and moves the decide watermark: the batch is decided, all or
 //!    nothing. Then **apply** it to the groups (`txtfp_apply`, once per
@@ -393,6 +395,9 @@ struct Earlier {
 }
 
 impl Earlier {
+    /// Every document number it names, for reading their entries: a
+    /// chunk's first holder too, as it is most often the owner the decide
+    /// step reads later.
     fn numbers(&self) -> impl Iterator<Item = DocNo> + '_ {
         self.ids
             .iter()
@@ -411,5 +416,7 @@ impl Earlier {
 
 mod batch;
 mod read;
+
+pub use read::MAX_DECIDED;
 #[cfg(test)]
 mod tests;

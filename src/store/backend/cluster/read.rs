@@ -149,18 +149,25 @@ pub(super) fn earlier_from(
     Ok(e)
 }
 
+/// Most document numbers [`ClusterBackend::decided`] reads in one call.
+pub const MAX_DECIDED: usize = 1 << 16;
+
 impl ClusterBackend {
     /// The documents numbered `from .. from + count` that were decided and
     /// stored (replays and voided numbers have none), in the store's global
     /// order: the order in which a single process ingesting them one after
     /// another reaches the same decisions.
     ///
+    /// At most [`MAX_DECIDED`] numbers are read per call (a larger `count`
+    /// is cut to it); page on from the last number returned.
+    ///
     /// # Errors
     ///
     /// [`Error::Store`] when the cluster fails, [`Error::Corrupt`] when an
     /// entry does not decode.
     pub fn decided(&self, from: u64, count: usize) -> Result<Vec<(u64, CandidateDoc)>> {
-        let nos: Vec<DocNo> = (from..from.saturating_add(count as u64)).collect();
+        let count = count.min(MAX_DECIDED) as u64;
+        let nos: Vec<DocNo> = (from..from.saturating_add(count)).collect();
         let mut docs = Docs::default();
         self.fetch_docs(&nos, &mut docs)?;
         let mut out: Vec<(u64, CandidateDoc)> = docs.by_no.into_iter().collect();

@@ -46,8 +46,7 @@ fn call_group(b: &ClusterBackend, name: &str, g: u32, args: Vec<Vec<u8>>) -> Val
 fn appends_applies_and_commits_repeat_safely() {
     let Some(b) = backend("repeat") else { return };
     let fields = [id_field("doc"), band_field(1, 7), chunk_field(&[3; 32])];
-    // Put all three in one group by asking for the group of the first and
-    // only using fields that land there.
+    // A member list, a band list and a chunk marker, each in its own group.
     for f in &fields {
         let g = super::group_of(f, b.groups);
         let append = |n: u64| {
