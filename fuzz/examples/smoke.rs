@@ -329,7 +329,7 @@ fn generate(target: &str, rng: &mut Rng) -> Vec<u8> {
         "from_bytes" => gen_from_bytes(rng),
         "index_file" => gen_index_file(rng),
         "tlsh_parse" => gen_tlsh_parse(rng),
-        "store_files" => gen_store_files(rng),
+        "store_files" | "store_log" | "store_segment" => gen_store_files(rng),
         _ => gen_deserialize(rng),
     }
 }

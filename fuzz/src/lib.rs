@@ -19,7 +19,7 @@ use txtfp::{
 };
 
 /// Names of the targets, in the order the smoke runner reports them.
-pub const TARGETS: [&str; 7] = [
+pub const TARGETS: [&str; 9] = [
     "canonicalize",
     "streaming",
     "from_bytes",
@@ -27,6 +27,8 @@ pub const TARGETS: [&str; 7] = [
     "index_file",
     "tlsh_parse",
     "store_files",
+    "store_log",
+    "store_segment",
 ];
 
 /// Run the named target on one input. Unknown names return `false`.
@@ -39,6 +41,8 @@ pub fn run(target: &str, data: &[u8]) -> bool {
         "index_file" => index_file(data),
         "tlsh_parse" => tlsh_parse(data),
         "store_files" => store_files(data),
+        "store_log" => store_log(data),
+        "store_segment" => store_segment(data),
         _ => return false,
     }
     true
@@ -476,30 +480,11 @@ pub fn store_files(data: &[u8]) {
         std::fs::copy(template.join(n), dir.join(n)).expect("copy");
     }
     let pick = data.first().copied().unwrap_or(0) as usize % names.len().max(1);
-    let how = data.get(1).copied().unwrap_or(0);
-    let rest = data.get(2..).unwrap_or_default();
     if let Some(name) = names.get(pick) {
         let path = dir.join(name);
-        let mut bytes = std::fs::read(&path).unwrap_or_default();
-        match how % 3 {
-            0 => {
-                for p in rest.chunks(3) {
-                    if bytes.is_empty() || p.len() < 3 {
-                        break;
-                    }
-                    let at = usize::from(u16::from_le_bytes([p[0], p[1]])) * 7 % bytes.len();
-                    bytes[at] ^= p[2] | 1;
-                }
-            }
-            1 => {
-                let keep = rest
-                    .iter()
-                    .fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(b.into()));
-                bytes.truncate(keep % (bytes.len() + 1));
-            }
-            _ => bytes = rest.to_vec(),
-        }
-        std::fs::write(&path, &bytes).expect("write");
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        let damaged = damage(bytes, data.get(1..).unwrap_or_default());
+        std::fs::write(&path, &damaged).expect("write");
     }
     let mut cfg = GlobalStoreConfig::default();
     cfg.root_path = dir.clone();
@@ -515,6 +500,118 @@ pub fn store_files(data: &[u8]) {
         let _ = store.ingest(&IncomingDocument::new("new", texts[1].clone(), "a"));
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `bytes` damaged as the input says: byte 0 how (flips at the offsets
+/// that follow, a cut, or the rest of the input as the whole file).
+fn damage(mut bytes: Vec<u8>, data: &[u8]) -> Vec<u8> {
+    let how = data.first().copied().unwrap_or(0);
+    let rest = data.get(1..).unwrap_or_default();
+    match how % 3 {
+        0 => {
+            for p in rest.chunks(3) {
+                if bytes.is_empty() || p.len() < 3 {
+                    break;
+                }
+                let at = usize::from(u16::from_le_bytes([p[0], p[1]])) * 7 % bytes.len();
+                bytes[at] ^= p[2] | 1;
+            }
+        }
+        1 => {
+            let keep = rest
+                .iter()
+                .fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(b.into()));
+            bytes.truncate(keep % (bytes.len() + 1));
+        }
+        _ => bytes = rest.to_vec(),
+    }
+    bytes
+}
+
+/// The template store's log and first segment, read once per process.
+fn store_file_bytes() -> &'static (Vec<u8>, Vec<u8>) {
+    static B: std::sync::OnceLock<(Vec<u8>, Vec<u8>)> = std::sync::OnceLock::new();
+    B.get_or_init(|| {
+        let (root, _) = store_template();
+        let log = std::fs::read(root.join("store.log")).expect("template log");
+        let mut segs: Vec<_> = std::fs::read_dir(root)
+            .expect("template")
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "seg"))
+            .collect();
+        segs.sort();
+        let seg =
+            std::fs::read(segs.first().expect("the template has a segment")).expect("segment");
+        // The undamaged files read whole, or every check below is moot.
+        let scan = txtfp::store::backend::embedded_fuzzing::log(&log).expect("template log");
+        assert!(scan.ops > 0 && scan.damaged_at.is_none(), "{scan:?}");
+        let tags = txtfp::store::backend::embedded_fuzzing::segment(seg.clone()).expect("segment");
+        assert!(tags.iter().any(|t| !t.lookups.is_empty()));
+        (log, seg)
+    })
+}
+
+/// The document log's reader on any bytes (byte 0 even: the rest is the
+/// log; odd: the template store's log damaged as [`damage`] reads the
+/// rest). Never a panic; what it accepts is whole frames from the start,
+/// back to back, and damage is where the frames stop.
+pub fn store_log(data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let bytes = if mode % 2 == 0 {
+        rest.to_vec()
+    } else {
+        damage(store_file_bytes().0.clone(), rest)
+    };
+    let Ok(scan) = txtfp::store::backend::embedded_fuzzing::log(&bytes) else {
+        return;
+    };
+    let mut end = 0u64;
+    for &(at, len) in &scan.frames {
+        assert_eq!(at, end + 12, "frames back to back: {scan:?}");
+        end = at + len as u64;
+    }
+    match scan.damaged_at {
+        None => assert_eq!(end, bytes.len() as u64, "{scan:?}"),
+        Some(bad) => {
+            assert_eq!(bad, end, "{scan:?}");
+            assert!(
+                scan.valid_after
+                    .is_none_or(|v| v > bad && v < bytes.len() as u64)
+            );
+        }
+    }
+}
+
+/// A segment's reader on any bytes (byte 0 as in [`store_log`]). Never a
+/// panic; in a segment it accepts, the block-directory lookup of every key
+/// returns exactly that key's additions, and every removal is found.
+pub fn store_segment(data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let bytes = if mode % 2 == 0 {
+        rest.to_vec()
+    } else {
+        damage(store_file_bytes().1.clone(), rest)
+    };
+    let Ok(tags) = txtfp::store::backend::embedded_fuzzing::segment(bytes) else {
+        return;
+    };
+    for tag in &tags {
+        for (key, docs) in &tag.lookups {
+            let want: Vec<u32> = tag
+                .adds
+                .iter()
+                .filter(|&&e| (e >> 32) as u32 == *key)
+                .map(|&e| e as u32)
+                .collect();
+            assert_eq!(docs, &want, "key {key:#x}");
+        }
+        assert!(tag.found_removes.iter().all(|&f| f));
+        assert!(tag.filtered_out.is_empty(), "{:?}", tag.filtered_out);
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -246,18 +246,47 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 /// The MinHash signature of a record value (hex of the little-endian
-/// slots).
+/// slots, either case).
+///
+/// The store parses the signature of every candidate it meets, thousands
+/// per document in a crowded band, so the digits go through a table rather
+/// than `from_str_radix` (which also took a leading `+` that no record
+/// holds).
 pub(crate) fn parse_signature(value: &str) -> Option<Vec<u64>> {
+    const BAD: u8 = 0xff;
+    const DIGIT: [u8; 256] = {
+        let mut t = [BAD; 256];
+        let mut i = 0;
+        while i < 10 {
+            t[b'0' as usize + i] = i as u8;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < 6 {
+            t[b'a' as usize + i] = 10 + i as u8;
+            t[b'A' as usize + i] = 10 + i as u8;
+            i += 1;
+        }
+        t
+    };
     let b = value.as_bytes();
     if !b.len().is_multiple_of(16) {
         return None;
     }
-    b.chunks_exact(16)
-        .map(|c| {
-            let s = core::str::from_utf8(c).ok()?;
-            u64::from_str_radix(s, 16).ok().map(u64::swap_bytes)
-        })
-        .collect()
+    let mut out = Vec::with_capacity(b.len() / 16);
+    for c in b.chunks_exact(16) {
+        let (mut v, mut bad) = (0u64, 0u8);
+        for &d in c {
+            let x = DIGIT[usize::from(d)];
+            bad |= x & 0xf0;
+            v = (v << 4) | u64::from(x & 0x0f);
+        }
+        if bad != 0 {
+            return None;
+        }
+        out.push(v.swap_bytes());
+    }
+    Some(out)
 }
 
 /// The SHA-256 of a chunk record value (64 hex digits).

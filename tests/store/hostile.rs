@@ -6,7 +6,7 @@
 
 use crate::support::*;
 use txtfp::Error;
-use txtfp::store::{Action, GlobalFingerprintStore, GlobalStoreConfig, IncomingDocument};
+use txtfp::store::{Action, GlobalFingerprintStore, IncomingDocument};
 
 /// `n` words of a deterministic stream, never repeating a 5-word shingle
 /// for long.
@@ -113,7 +113,7 @@ fn documents_sharing_one_chunk_on_a_cluster() {
         );
         return;
     };
-    let mut cfg: GlobalStoreConfig = dataset_config();
+    let mut cfg: txtfp::store::GlobalStoreConfig = dataset_config();
     cfg.backend = txtfp::store::BackendKind::RedisCluster;
     cfg.redis_nodes = nodes.split(',').map(str::to_owned).collect();
     cfg.redis_prefix = format!("test-hostile-{}", std::process::id());

@@ -20,6 +20,8 @@ use std::collections::BTreeMap;
 
 #[cfg(feature = "store-redis")]
 pub use cluster::{ClusterBackend, DEFAULT_GROUPS, MAX_DECIDED};
+#[doc(hidden)]
+pub use embedded::fuzzing as embedded_fuzzing;
 pub use embedded::{EmbeddedBackend, Migrated};
 pub use redb::LegacyRedbStore;
 #[cfg(feature = "store-redis")]

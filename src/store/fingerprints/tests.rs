@@ -46,3 +46,47 @@ fn bands_reach_the_partial_threshold() {
     let p = 1.0 - (1.0 - 0.5f64.powi(r)).powi(b as i32);
     assert!(p >= 0.999, "bands {b}: {p}");
 }
+
+/// The signature parser as the plain standard-library reference reads it.
+fn parse_signature_reference(value: &str) -> Option<Vec<u64>> {
+    let b = value.as_bytes();
+    if !b.len().is_multiple_of(16) {
+        return None;
+    }
+    b.chunks_exact(16)
+        .map(|c| {
+            let s = core::str::from_utf8(c).ok()?;
+            if s.starts_with('+') {
+                return None;
+            }
+            u64::from_str_radix(s, 16).ok().map(u64::swap_bytes)
+        })
+        .collect()
+}
+
+proptest::proptest! {
+    /// The table-driven parser equals the reference on valid signatures
+    /// in either case, and on damaged ones (any byte replaced, cut).
+    #[test]
+    fn signature_parser_equals_the_reference(
+        sig in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..40),
+        upper in proptest::prelude::any::<bool>(),
+        damage in proptest::collection::vec((0usize..800, proptest::prelude::any::<u8>()), 0..3),
+        cut in 0usize..900,
+    ) {
+        let mut hex = signature_hex(&sig);
+        if upper {
+            hex = hex.to_uppercase();
+        }
+        proptest::prop_assert_eq!(parse_signature(&hex), Some(sig));
+        let mut bytes = hex.into_bytes();
+        for (at, b) in damage {
+            if let Some(x) = bytes.get_mut(at) {
+                *x = b;
+            }
+        }
+        bytes.truncate(cut);
+        let text = String::from_utf8_lossy(&bytes);
+        proptest::prop_assert_eq!(parse_signature(&text), parse_signature_reference(&text));
+    }
+}

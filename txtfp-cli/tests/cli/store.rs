@@ -386,18 +386,75 @@ fn many_documents(n: usize) -> String {
     out
 }
 
-/// Killed at any moment, `store ingest` leaves in `--decisions` only whole
-/// lines (but perhaps a last one cut short), each the decision the store
-/// holds for its document; running it again completes the store.
-#[test]
-fn decisions_survive_a_kill() {
+/// Runs `txtfp` with `args(decisions file)` five times, each SIGKILLed
+/// once its decisions file holds a pseudo-random number of bytes (or left
+/// to end), and checks after each kill that every whole line written is the
+/// decision the store `open` returns holds. Returns every line written.
+fn killed_five_times(
+    dir: &std::path::Path,
+    args: &dyn Fn(&std::path::Path) -> Vec<String>,
+    open: &dyn Fn() -> GlobalFingerprintStore,
+) -> Vec<Value> {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
+    let mut written_all: Vec<Value> = Vec::new();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for round in 0..5 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let kill_at = 2_000 + x % 60_000;
+        let file = dir.join(format!("run{round}.jsonl"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_txtfp"))
+            .args(args(&file))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start txtfp");
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while std::fs::metadata(&file).map_or(0, |m| m.len()) < kill_at
+            && Instant::now() < deadline
+            && child.try_wait().unwrap().is_none()
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let _ = child.kill(); // SIGKILL
+        child.wait().unwrap();
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        let complete = match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(i) => &bytes[..=i],
+            None => &bytes[..0],
+        };
+        let written = json_lines(std::str::from_utf8(complete).unwrap());
+        let s = open();
+        for line in &written {
+            let id = line["doc_id"].as_str().unwrap();
+            let stored = s.document(id).unwrap().unwrap_or_else(|| {
+                panic!("round {round}: {id} has a decision line but is not stored")
+            });
+            let d = serde_json::to_value(&stored.decision).unwrap();
+            for field in ["action", "matched_doc_id", "decided_at", "reason"] {
+                assert_eq!(line[field], d[field], "{id}: {field}");
+            }
+        }
+        written_all.extend(written);
+    }
+    assert!(!written_all.is_empty(), "nothing written before the kills");
+    written_all
+}
+
+/// Killed at any moment (five of them), `store ingest` leaves in
+/// `--decisions` only whole lines (but perhaps a last one cut short), each
+/// the decision the store holds for its document; running it again
+/// completes the store and replays them unchanged.
+#[test]
+fn decisions_survive_five_kills() {
+    use std::process::Command;
     let dir = fresh_dir("store_kill");
     let input = dir.join("docs.jsonl");
     std::fs::write(&input, many_documents(3000)).unwrap();
     let root = dir.join("store");
-    let first = dir.join("first.jsonl");
     let args = |decisions: &std::path::Path| {
         vec![
             "store".to_string(),
@@ -412,71 +469,32 @@ fn decisions_survive_a_kill() {
             "-q".into(),
         ]
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_txtfp"))
-        .args(args(&first))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start txtfp");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let written = std::fs::metadata(&first).map_or(0, |m| m.len());
-        if written > 20_000 || Instant::now() > deadline {
-            break;
-        }
-        if child.try_wait().unwrap().is_some() {
-            break; // finished before the kill: what follows still holds
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    let _ = child.kill(); // SIGKILL
-    child.wait().unwrap();
-
-    let bytes = std::fs::read(&first).unwrap();
-    let complete = match bytes.iter().rposition(|&b| b == b'\n') {
-        Some(i) => &bytes[..=i],
-        None => &bytes[..0],
-    };
-    let written = json_lines(std::str::from_utf8(complete).unwrap());
-    assert!(!written.is_empty(), "nothing written before the kill");
     let cfg = |root: &std::path::Path| {
         let mut c = GlobalStoreConfig::default();
         c.root_path = root.to_path_buf();
         c
     };
-    {
-        let store = GlobalFingerprintStore::open(cfg(&root)).unwrap();
-        for line in &written {
-            let id = line["doc_id"].as_str().unwrap();
-            let stored = store
-                .document(id)
-                .unwrap()
-                .unwrap_or_else(|| panic!("{id} has a decision line but is not stored"));
-            let d = serde_json::to_value(&stored.decision).unwrap();
-            for field in ["action", "matched_doc_id", "decided_at", "reason"] {
-                assert_eq!(line[field], d[field], "{id}: {field}");
-            }
-        }
-    }
+    let open = || GlobalFingerprintStore::open(cfg(&root)).unwrap();
+    let written = killed_five_times(&dir, &args, &open);
 
     // Again to the end: every document is then stored, and the decisions of
-    // the first run are replayed unchanged.
-    let second = dir.join("second.jsonl");
+    // the killed runs are replayed unchanged.
+    let last = dir.join("last.jsonl");
     let out = Command::new(env!("CARGO_BIN_EXE_txtfp"))
-        .args(args(&second))
+        .args(args(&last))
         .output()
         .unwrap();
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let again = json_lines(&read(&second));
+    let again = json_lines(&read(&last));
     assert_eq!(again.len(), 3000);
     for line in &written {
         let id = &line["doc_id"];
         let replay = again.iter().find(|d| &d["doc_id"] == id).unwrap();
         assert_eq!(replay["replayed"], true, "{id}");
         assert_eq!(replay["decided_at"], line["decided_at"], "{id}");
+        assert_eq!(replay["action"], line["action"], "{id}");
     }
-    let store = GlobalFingerprintStore::open(cfg(&root)).unwrap();
+    let store = open();
     for (line, d) in json_lines(&read(&input)).iter().zip(&again) {
         let id = line["id"].as_str().unwrap();
         assert_eq!(d["doc_id"], id);
@@ -544,8 +562,7 @@ fn an_earlier_store_is_refused_then_migrated() {
 #[cfg(feature = "store-redis")]
 #[test]
 fn decisions_on_a_cluster_survive_five_kills() {
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::process::Command;
     let Ok(nodes) = std::env::var("TXTFP_REDIS_CLUSTER") else {
         assert!(
             std::env::var("TXTFP_REQUIRE_REDIS").map_or(true, |v| v != "1"),
@@ -589,50 +606,7 @@ fn decisions_on_a_cluster_survive_five_kills() {
     };
     let store =
         || GlobalFingerprintStore::open(GlobalStoreConfig::from_toml_str(&toml).unwrap()).unwrap();
-    let mut written_all: Vec<Value> = Vec::new();
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    for round in 0..5 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let kill_at = 2_000 + x % 60_000;
-        let file = dir.join(format!("run{round}.jsonl"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_txtfp"))
-            .args(args(&file))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start txtfp");
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while std::fs::metadata(&file).map_or(0, |m| m.len()) < kill_at
-            && Instant::now() < deadline
-            && child.try_wait().unwrap().is_none()
-        {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        let _ = child.kill(); // SIGKILL
-        child.wait().unwrap();
-        let bytes = std::fs::read(&file).unwrap_or_default();
-        let complete = match bytes.iter().rposition(|&b| b == b'\n') {
-            Some(i) => &bytes[..=i],
-            None => &bytes[..0],
-        };
-        let written = json_lines(std::str::from_utf8(complete).unwrap());
-        let s = store();
-        for line in &written {
-            let id = line["doc_id"].as_str().unwrap();
-            let stored = s.document(id).unwrap().unwrap_or_else(|| {
-                panic!("round {round}: {id} has a decision line but is not stored")
-            });
-            let d = serde_json::to_value(&stored.decision).unwrap();
-            for field in ["action", "matched_doc_id", "decided_at", "reason"] {
-                assert_eq!(line[field], d[field], "{id}: {field}");
-            }
-        }
-        written_all.extend(written);
-    }
-    assert!(!written_all.is_empty(), "nothing written before the kills");
+    let written_all = killed_five_times(&dir, &args, &store);
     let last = dir.join("last.jsonl");
     let out = Command::new(env!("CARGO_BIN_EXE_txtfp"))
         .args(args(&last))

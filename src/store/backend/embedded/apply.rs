@@ -4,12 +4,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
+use std::path::Path;
 use std::sync::Arc;
 
+use super::Strings;
 use super::log::HEADER;
 use super::{
-    DOCS, FORMAT, Inner, LOG_FILE, Layout, MANIFEST, Manifest, Op, Record, TAG_CHUNKS, TAG_IDS,
-    bands_of, chunk_of, digest_chunk, digest_id, digest64, encode_doc, io, op_code, owner_of,
+    DOCS, FORMAT, Hot, Inner, LOG_FILE, Layout, MANIFEST, Manifest, Op, Record, TAG_CHUNKS,
+    TAG_IDS, bands_of, chunk_of, digest_chunk, digest_id, digest64, encode_doc, io, op_code,
     put_varint, simhash_of, unzigzag, varint, varint32, write_durable, zigzag,
 };
 use crate::store::backend::{CandidateDoc, ChunkOwner, Lookup, Snapshot, WriteOp, WriteSet};
@@ -49,8 +51,8 @@ impl Inner {
             return Ok(s);
         }
         let layout = self.layout()?;
-        let mut cache: HashMap<u32, Arc<Record>> = HashMap::new();
-        let read = |doc: u32, cache: &mut HashMap<u32, Arc<Record>>| -> Result<()> {
+        let mut cache: HashMap<u32, Arc<Hot>> = HashMap::new();
+        let read = |doc: u32, cache: &mut HashMap<u32, Arc<Hot>>| -> Result<()> {
             if let std::collections::hash_map::Entry::Vacant(v) = cache.entry(doc) {
                 v.insert(self.hot_record(doc)?);
             }
@@ -86,7 +88,7 @@ impl Inner {
                 }
                 read(doc, &mut cache)?;
                 want(doc, &mut wanted);
-                s.simhash_hits.push((v, cache[&doc].0.doc_id.clone()));
+                s.simhash_hits.push((v, cache[&doc].rec.0.doc_id.clone()));
             }
         }
         let mut seen_band: hashbrown::HashSet<u32> = hashbrown::HashSet::new();
@@ -99,7 +101,8 @@ impl Inner {
                     continue;
                 }
                 read(doc, &mut cache)?;
-                let filed = bands_of(layout, &cache[&doc].1)
+                let filed = cache[&doc]
+                    .bands(layout)
                     .get(usize::from(b))
                     .is_some_and(|&(_, k)| k == key);
                 if !filed {
@@ -107,15 +110,14 @@ impl Inner {
                 }
                 seen_band.insert(doc);
                 want(doc, &mut wanted);
-                s.band_hits.push(cache[&doc].0.doc_id.clone());
+                s.band_hits.push(cache[&doc].rec.0.doc_id.clone());
             }
         }
         for h in &lookup.chunk_hashes {
             let mut owner = None;
             for doc in self.tables.members(TAG_CHUNKS, digest_chunk(h), limit) {
                 read(doc, &mut cache)?;
-                let (entry, fps) = &*cache[&doc];
-                if let Some(o) = owner_of(h, entry, fps) {
+                if let Some(o) = cache[&doc].owner(h) {
                     want(doc, &mut wanted);
                     owner = Some(o);
                     break;
@@ -127,7 +129,10 @@ impl Inner {
             let Some(rec) = cache.remove(&doc) else {
                 continue;
             };
-            let (entry, fingerprints) = Arc::unwrap_or_clone(rec);
+            let (entry, fingerprints) = match Arc::try_unwrap(rec) {
+                Ok(hot) => hot.rec,
+                Err(shared) => shared.rec.clone(),
+            };
             s.docs.insert(
                 entry.doc_id.clone(),
                 CandidateDoc {
@@ -141,11 +146,11 @@ impl Inner {
 
     /// Document `doc`'s record through the cache of recently read ones:
     /// near-duplicates are candidates of one another again and again.
-    fn hot_record(&self, doc: u32) -> Result<Arc<Record>> {
+    fn hot_record(&self, doc: u32) -> Result<Arc<Hot>> {
         if let Some(r) = self.hot.borrow().get(&doc) {
             return Ok(Arc::clone(r));
         }
-        let r = Arc::new(self.record(doc)?);
+        let r = Arc::new(Hot::new(self.record(doc)?));
         let mut hot = self.hot.borrow_mut();
         if hot.len() >= HOT_RECORDS {
             hot.clear();
@@ -158,8 +163,7 @@ impl Inner {
     fn chunk_owners(&self, h: &[u8; 32]) -> Result<Vec<(u32, u32)>> {
         let mut out = Vec::new();
         for doc in self.tables.members(TAG_CHUNKS, digest_chunk(h), usize::MAX) {
-            let (entry, fps) = self.record(doc)?;
-            if let Some(o) = owner_of(h, &entry, &fps) {
+            if let Some(o) = self.hot_record(doc)?.owner(h) {
                 out.push((doc, o.chunk_id));
             }
         }
@@ -455,75 +459,14 @@ impl Inner {
 
     /// Replays one frame whose payload starts at log offset `at`.
     pub(super) fn frame(&mut self, at: u64, payload: &[u8]) -> Result<()> {
+        let log = self.root.join(LOG_FILE);
         let mut i = 0usize;
-        let bad = |s: &Self, i: usize| {
-            s.corrupt_op(&format!("unreadable operation at byte {}", at + i as u64))
-        };
         while i < payload.len() {
-            let start = i;
-            let code = payload[i];
-            i += 1;
-            let op = match code {
-                op_code::DEF => {
-                    let id = varint32(payload, &mut i).ok_or_else(|| bad(self, start))?;
-                    let text = text_at(payload, &mut i).ok_or_else(|| bad(self, start))?;
-                    Op::Def(id, text.to_owned())
-                }
-                op_code::DOC => {
-                    let doc = varint32(payload, &mut i).ok_or_else(|| bad(self, start))?;
-                    let rec_at = at + i as u64;
-                    let n = varint(payload, &mut i)
-                        .and_then(|n| usize::try_from(n).ok())
-                        .ok_or_else(|| bad(self, start))?;
-                    let body = payload
-                        .get(i..i.saturating_add(n))
-                        .ok_or_else(|| bad(self, start))?;
-                    let (entry, fps) = super::decode_doc(&self.strings, body)?;
-                    i += n;
-                    self.apply_op(
-                        &Op::Doc(doc),
-                        rec_at,
-                        Some((entry, fps.unwrap_or_default())),
-                    )?;
-                    continue;
-                }
-                op_code::INDEX | op_code::UNINDEX => {
-                    let d = varint32(payload, &mut i).ok_or_else(|| bad(self, start))?;
-                    if code == op_code::INDEX {
-                        Op::Index(d)
-                    } else {
-                        Op::Unindex(d)
-                    }
-                }
-                op_code::CHUNK_SET | op_code::CHUNK_REMOVE => {
-                    let d = varint32(payload, &mut i).ok_or_else(|| bad(self, start))?;
-                    let c = varint32(payload, &mut i).ok_or_else(|| bad(self, start))?;
-                    if code == op_code::CHUNK_SET {
-                        Op::ChunkSet(d, c)
-                    } else {
-                        Op::ChunkRemove(d, c)
-                    }
-                }
-                op_code::COUNT => {
-                    let kind = *payload.get(i).ok_or_else(|| bad(self, start))?;
-                    i += 1;
-                    let name = if kind == 0 {
-                        let id = varint32(payload, &mut i).ok_or_else(|| bad(self, start))?;
-                        self.strings
-                            .get(id)
-                            .ok_or_else(|| bad(self, start))?
-                            .to_owned()
-                    } else {
-                        text_at(payload, &mut i)
-                            .ok_or_else(|| bad(self, start))?
-                            .to_owned()
-                    };
-                    let delta = varint(payload, &mut i).ok_or_else(|| bad(self, start))?;
-                    Op::Count(name, unzigzag(delta))
-                }
-                _ => return Err(bad(self, start)),
-            };
-            self.apply_op(&op, 0, None)?;
+            let (op, rec) = read_op(payload, &mut i, at, &self.strings, &log)?;
+            match rec {
+                Some((rec_at, r)) => self.apply_op(&op, rec_at, Some(r))?,
+                None => self.apply_op(&op, 0, None)?,
+            }
         }
         // A long replay (a rebuild from the whole log) checkpoints as it
         // goes, so the recent part stays bounded.
@@ -633,6 +576,85 @@ fn filing_keys(layout: &Layout, fps: &[FingerprintRecord]) -> Vec<(u16, u64)> {
         keys.push((layout.band_tag(b), k));
     }
     keys
+}
+
+/// Reads the operation at `payload[*i..]` of the frame whose payload starts
+/// at log offset `at`, advancing `*i`. A `Doc` comes with its record and the
+/// record's log offset, decoded with `strings` (which must hold every `Def`
+/// before it: the caller applies each operation before reading the next).
+///
+/// # Errors
+///
+/// [`Error::Corrupt`] naming `log` and the byte offset of the operation.
+pub(super) fn read_op(
+    payload: &[u8],
+    i: &mut usize,
+    at: u64,
+    strings: &Strings,
+    log: &Path,
+) -> Result<(Op, Option<(u64, Record)>)> {
+    let start = *i;
+    let bad = || {
+        Error::Corrupt(format!(
+            "{}: unreadable operation at byte {}",
+            log.display(),
+            at + start as u64
+        ))
+    };
+    let code = *payload.get(start).ok_or_else(bad)?;
+    *i += 1;
+    let op = match code {
+        op_code::DEF => {
+            let id = varint32(payload, i).ok_or_else(bad)?;
+            let text = text_at(payload, i).ok_or_else(bad)?;
+            Op::Def(id, text.to_owned())
+        }
+        op_code::DOC => {
+            let doc = varint32(payload, i).ok_or_else(bad)?;
+            let rec_at = at + *i as u64;
+            let n = varint(payload, i)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(bad)?;
+            let body = payload.get(*i..i.saturating_add(n)).ok_or_else(bad)?;
+            let (entry, fps) = super::decode_doc(strings, body)?;
+            *i += n;
+            return Ok((
+                Op::Doc(doc),
+                Some((rec_at, (entry, fps.unwrap_or_default()))),
+            ));
+        }
+        op_code::INDEX | op_code::UNINDEX => {
+            let d = varint32(payload, i).ok_or_else(bad)?;
+            if code == op_code::INDEX {
+                Op::Index(d)
+            } else {
+                Op::Unindex(d)
+            }
+        }
+        op_code::CHUNK_SET | op_code::CHUNK_REMOVE => {
+            let d = varint32(payload, i).ok_or_else(bad)?;
+            let c = varint32(payload, i).ok_or_else(bad)?;
+            if code == op_code::CHUNK_SET {
+                Op::ChunkSet(d, c)
+            } else {
+                Op::ChunkRemove(d, c)
+            }
+        }
+        op_code::COUNT => {
+            let kind = *payload.get(*i).ok_or_else(bad)?;
+            *i += 1;
+            let name = if kind == 0 {
+                let id = varint32(payload, i).ok_or_else(bad)?;
+                strings.get(id).ok_or_else(bad)?.to_owned()
+            } else {
+                text_at(payload, i).ok_or_else(bad)?.to_owned()
+            };
+            let delta = varint(payload, i).ok_or_else(bad)?;
+            Op::Count(name, unzigzag(delta))
+        }
+        _ => return Err(bad()),
+    };
+    Ok((op, None))
 }
 
 /// A length-prefixed UTF-8 string of a frame at `*at`, advancing it.

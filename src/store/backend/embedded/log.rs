@@ -94,35 +94,10 @@ impl Log {
         input
             .seek(SeekFrom::Start(from))
             .map_err(|e| io(path, "cannot seek", e))?;
-        let mut at = from;
-        let mut payload = Vec::new();
-        let bad_at = loop {
-            if at == len {
-                break None;
-            }
-            if len - at < HEADER {
-                break Some(at);
-            }
-            let mut head = [0u8; HEADER as usize];
-            input
-                .read_exact(&mut head)
-                .map_err(|e| io(path, "cannot read", e))?;
-            let Some((n, crc)) = header(&head) else {
-                break Some(at);
-            };
-            if u64::from(n) > len - at - HEADER {
-                break Some(at);
-            }
-            payload.resize(n as usize, 0);
-            input
-                .read_exact(&mut payload)
-                .map_err(|e| io(path, "cannot read", e))?;
-            if crc32fast::hash(&payload) != crc {
-                break Some(at);
-            }
-            each(at + HEADER, &payload)?;
-            at += HEADER + u64::from(n);
-        };
+        let bad_at = scan(&mut input, from, len, each).map_err(|e| match e {
+            Scan::Read(e) => io(path, "cannot read", e),
+            Scan::Each(e) => e,
+        })?;
         drop(input);
         let mut torn = None;
         if let Some(bad) = bad_at {
@@ -207,16 +182,87 @@ impl Log {
                 self.path.display()
             )));
         }
-        self.file
-            .read_exact_at(buf, offset)
+        FileExt::read_exact_at(&self.file, buf, offset)
             .map_err(|e| io(&self.path, "cannot read", e))
+    }
+}
+
+/// Why [`scan`] stopped short.
+pub(crate) enum Scan {
+    /// The source could not be read.
+    Read(std::io::Error),
+    /// The callback refused a frame.
+    Each(Error),
+}
+
+/// Reads frames from `input` (positioned at offset `from` of a source of
+/// `len` bytes) and calls `each` with every payload's offset and bytes.
+/// Returns where the first frame that is short, malformed or fails its
+/// checksum starts, or `None` when every byte up to `len` is whole frames.
+pub(crate) fn scan(
+    input: &mut impl Read,
+    from: u64,
+    len: u64,
+    each: &mut dyn FnMut(u64, &[u8]) -> Result<()>,
+) -> core::result::Result<Option<u64>, Scan> {
+    let mut at = from;
+    let mut payload = Vec::new();
+    loop {
+        if at >= len {
+            return Ok(None);
+        }
+        if len - at < HEADER {
+            return Ok(Some(at));
+        }
+        let mut head = [0u8; HEADER as usize];
+        input.read_exact(&mut head).map_err(Scan::Read)?;
+        let Some((n, crc)) = header(&head) else {
+            return Ok(Some(at));
+        };
+        if u64::from(n) > len - at - HEADER {
+            return Ok(Some(at));
+        }
+        payload.resize(n as usize, 0);
+        input.read_exact(&mut payload).map_err(Scan::Read)?;
+        if crc32fast::hash(&payload) != crc {
+            return Ok(Some(at));
+        }
+        each(at + HEADER, &payload).map_err(Scan::Each)?;
+        at += HEADER + u64::from(n);
+    }
+}
+
+/// Positional reads: the log file, or a log's bytes in memory.
+pub(crate) trait ReadAt {
+    /// Fills `buf` from offset `at`.
+    ///
+    /// # Errors
+    ///
+    /// When fewer than `buf.len()` bytes are there, or the read fails.
+    fn read_exact_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<()>;
+}
+
+impl ReadAt for File {
+    fn read_exact_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+        FileExt::read_exact_at(self, buf, at)
+    }
+}
+
+impl ReadAt for [u8] {
+    fn read_exact_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+        let src = usize::try_from(at)
+            .ok()
+            .and_then(|a| self.get(a..a.checked_add(buf.len())?))
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
+        buf.copy_from_slice(src);
+        Ok(())
     }
 }
 
 /// The offset of the first valid frame at or after `from`, if any: the
 /// test that tells a torn tail (nothing valid after the damage) from a
 /// damaged middle.
-fn next_valid_frame(file: &File, from: u64, len: u64) -> Option<u64> {
+pub(crate) fn next_valid_frame(file: &(impl ReadAt + ?Sized), from: u64, len: u64) -> Option<u64> {
     let mut buf = vec![0u8; 1 << 20];
     let mut base = from;
     while base + HEADER <= len {

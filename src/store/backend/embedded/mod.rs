@@ -20,7 +20,10 @@
 //! replayed. Segments and `docs.idx` are derived from the log: a damaged
 //! one is rebuilt from it (see [`EmbeddedBackend::recovered`]).
 
+mod bloom;
 pub(crate) mod codec;
+#[doc(hidden)]
+pub mod fuzzing;
 mod log;
 mod migrate;
 mod segment;
@@ -290,7 +293,50 @@ struct Inner {
     replayed_to: u64,
     /// Records read lately (see `hot_record`); a record rewritten is
     /// dropped from it.
-    hot: core::cell::RefCell<hashbrown::HashMap<u32, std::sync::Arc<Record>>>,
+    hot: core::cell::RefCell<hashbrown::HashMap<u32, std::sync::Arc<Hot>>>,
+}
+
+/// A record read lately, with its band keys once a lookup needed them: in
+/// a crowded band the same members are checked for every newcomer.
+struct Hot {
+    rec: Record,
+    bands: std::sync::OnceLock<Vec<(u16, u64)>>,
+    /// Each chunk hash's first record's chunk number: a document of
+    /// thousands of chunks is asked about each of them.
+    chunks: std::sync::OnceLock<hashbrown::HashMap<[u8; 32], Option<u32>>>,
+}
+
+impl Hot {
+    fn new(rec: Record) -> Self {
+        Self {
+            rec,
+            bands: std::sync::OnceLock::new(),
+            chunks: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn bands(&self, layout: &Layout) -> &[(u16, u64)] {
+        self.bands.get_or_init(|| bands_of(layout, &self.rec.1))
+    }
+
+    /// What [`owner_of`] answers for this record, from a map built once.
+    fn owner(&self, h: &[u8; 32]) -> Option<ChunkOwner> {
+        let chunks = self.chunks.get_or_init(|| {
+            let mut m = hashbrown::HashMap::new();
+            for r in &self.rec.1 {
+                if r.fingerprint_type == FingerprintType::Chunk
+                    && let Some(h) = hash_of(r)
+                {
+                    m.entry(h).or_insert(r.chunk_id);
+                }
+            }
+            m
+        });
+        Some(ChunkOwner {
+            doc_id: self.rec.0.doc_id.clone(),
+            chunk_id: (*chunks.get(h)?)?,
+        })
+    }
 }
 
 impl EmbeddedBackend {
@@ -790,6 +836,7 @@ fn read_some_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> 
 }
 
 /// Used by the snapshot: a chunk owner of `h` among `docs`.
+#[cfg(test)]
 fn owner_of(h: &[u8; 32], doc: &StoredDocument, fps: &[FingerprintRecord]) -> Option<ChunkOwner> {
     fps.iter()
         .filter(|r| r.fingerprint_type == FingerprintType::Chunk)

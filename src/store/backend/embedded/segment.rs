@@ -10,11 +10,15 @@
 //! never a wrong answer.
 //!
 //! Layout: `magic (8) | tags (4) | per tag: adds (8), removes (8), CRC-32
-//! of the tag's bytes (4) | CRC-32 of the header (4)`, then per tag its
-//! adds, its removes and its directory (the key of every [`BLOCK`]-th
-//! add), all little-endian. Opening checks the header, its checksum and the
-//! file's length and loads the directories; [`Segment::verify`] checks
-//! every tag's checksum (merges read whole sections and check them too).
+//! of the tag's bytes (4) | filter blocks (8) | CRC-32 of the filter (4) |
+//! CRC-32 of the header (4)`, then per tag its adds, its removes and its
+//! directory (the key of every [`BLOCK`]-th add), then the Bloom filter of
+//! every `(tag, key)` added (`bloom.rs`), all little-endian. Opening checks
+//! the header, its checksum, the file's length and the filter's checksum
+//! (a bit lost from the filter would hide members) and loads the
+//! directories; [`Segment::verify`] checks every tag's checksum (merges
+//! read whole sections and check them too). Segments of the first format
+//! (`TXFSEG01`, no filter fields) are still read, without a filter.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -22,7 +26,11 @@ use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
 
-const MAGIC: &[u8; 8] = b"TXFSEG01";
+use super::bloom;
+
+const MAGIC: &[u8; 8] = b"TXFSEG02";
+/// The first format: no filter.
+const MAGIC_V1: &[u8; 8] = b"TXFSEG01";
 /// Adds per directory entry.
 pub(crate) const BLOCK: usize = 64;
 
@@ -38,12 +46,32 @@ pub(crate) fn entry(key: u32, doc: u32) -> u64 {
     (u64::from(key) << 32) | u64::from(doc)
 }
 
+/// A segment's bytes: mapped from its file, or held in memory (the fuzz
+/// target reads segments without files).
+enum Bytes {
+    Map(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl core::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Self::Map(m) => m,
+            Self::Owned(v) => v,
+        }
+    }
+}
+
 /// An opened segment.
 pub(crate) struct Segment {
     path: PathBuf,
-    map: memmap2::Mmap,
+    map: Bytes,
     tags: Vec<Section>,
     entries: u64,
+    /// Where the filter starts and its blocks; `None` in a first-format
+    /// segment.
+    bloom: Option<(usize, usize)>,
 }
 
 struct Section {
@@ -67,8 +95,8 @@ fn io(path: &Path, what: &str, e: std::io::Error) -> Error {
     ))
 }
 
-fn header_len(tags: usize) -> usize {
-    8 + 4 + tags * 20 + 4
+fn header_len(tags: usize, filter: bool) -> usize {
+    8 + 4 + tags * 20 + if filter { 12 } else { 0 } + 4
 }
 
 /// Writes `tags` as a segment at `path` (under a temporary name, synced,
@@ -78,7 +106,23 @@ pub(crate) fn write(path: &Path, tags: &[TagRuns]) -> Result<u64> {
     let result = (|| -> std::io::Result<u64> {
         let file = File::create(&tmp)?;
         let mut out = BufWriter::with_capacity(1 << 20, &file);
-        let mut head = Vec::with_capacity(header_len(tags.len()));
+        // Distinct keys per tag: the adds are sorted by key.
+        let keys = || {
+            tags.iter().enumerate().flat_map(|(t, r)| {
+                let mut last = None;
+                r.adds.iter().filter_map(move |e| {
+                    let k = (e >> 32) as u32;
+                    (last.replace(k) != Some(k)).then_some((t, k))
+                })
+            })
+        };
+        let blocks = bloom::blocks_for(keys().count());
+        let filter = bloom::build(keys(), blocks);
+        let mut filter_crc = crc32fast::Hasher::new();
+        for w in &filter {
+            filter_crc.update(&w.to_le_bytes());
+        }
+        let mut head = Vec::with_capacity(header_len(tags.len(), true));
         head.extend_from_slice(MAGIC);
         head.extend_from_slice(&(tags.len() as u32).to_le_bytes());
         let mut entries = 0u64;
@@ -92,6 +136,8 @@ pub(crate) fn write(path: &Path, tags: &[TagRuns]) -> Result<u64> {
             head.extend_from_slice(&crc.finalize().to_le_bytes());
             entries += (t.adds.len() + t.removes.len()) as u64;
         }
+        head.extend_from_slice(&(blocks as u64).to_le_bytes());
+        head.extend_from_slice(&filter_crc.finalize().to_le_bytes());
         let crc = crc32fast::hash(&head);
         head.extend_from_slice(&crc.to_le_bytes());
         out.write_all(&head)?;
@@ -102,6 +148,9 @@ pub(crate) fn write(path: &Path, tags: &[TagRuns]) -> Result<u64> {
             for e in t.adds.iter().step_by(BLOCK) {
                 out.write_all(&((e >> 32) as u32).to_le_bytes())?;
             }
+        }
+        for w in &filter {
+            out.write_all(&w.to_le_bytes())?;
         }
         out.flush()?;
         drop(out);
@@ -135,6 +184,19 @@ impl Segment {
         // store (which holds the only handles, under its lock file) has
         // dropped it. Every read through the map is bounds-checked.
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| io(path, "cannot map", e))?;
+        Self::parse(path, Bytes::Map(map))
+    }
+
+    /// A segment from its bytes in memory; `path` names it in errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open), but for I/O.
+    pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<Self> {
+        Self::parse(path, Bytes::Owned(bytes))
+    }
+
+    fn parse(path: &Path, map: Bytes) -> Result<Self> {
         let bytes: &[u8] = &map;
         let word = |at: usize| -> Option<u32> {
             Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
@@ -142,14 +204,16 @@ impl Segment {
         let long = |at: usize| -> Option<u64> {
             Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
         };
-        if bytes.get(..8) != Some(MAGIC.as_slice()) {
-            return Err(corrupt(path, "not a segment"));
-        }
+        let filtered = match bytes.get(..8) {
+            Some(m) if m == MAGIC.as_slice() => true,
+            Some(m) if m == MAGIC_V1.as_slice() => false,
+            _ => return Err(corrupt(path, "not a segment")),
+        };
         let n = word(8).ok_or_else(|| corrupt(path, "short header"))? as usize;
         if n > 1 << 16 {
             return Err(corrupt(path, "tag count"));
         }
-        let head = header_len(n);
+        let head = header_len(n, filtered);
         let crc = word(head - 4).ok_or_else(|| corrupt(path, "short header"))?;
         if bytes.get(..head - 4).map(crc32fast::hash) != Some(crc) {
             return Err(corrupt(path, "header checksum"));
@@ -194,6 +258,24 @@ impl Segment {
             entries += (adds + removes) as u64;
             at = end;
         }
+        let mut bloom = None;
+        if filtered {
+            let base = 12 + n * 20;
+            let (Some(blocks), Some(crc)) = (long(base), word(base + 8)) else {
+                return Err(corrupt(path, "short header"));
+            };
+            let end = usize::try_from(blocks)
+                .ok()
+                .and_then(|b| b.checked_mul(bloom::BLOCK_BYTES))
+                .and_then(|b| b.checked_add(at))
+                .filter(|&e| e <= bytes.len())
+                .ok_or_else(|| corrupt(path, "length"))?;
+            if crc32fast::hash(&bytes[at..end]) != crc {
+                return Err(corrupt(path, "checksum of the key filter"));
+            }
+            bloom = Some((at, (end - at) / bloom::BLOCK_BYTES));
+            at = end;
+        }
         if at != bytes.len() {
             return Err(corrupt(path, "length"));
         }
@@ -202,6 +284,7 @@ impl Segment {
             map,
             tags,
             entries,
+            bloom,
         })
     }
 
@@ -227,6 +310,16 @@ impl Segment {
             .map_or(u64::MAX, u64::from_le_bytes)
     }
 
+    /// Whether `tag` may hold additions under `key`: false means it holds
+    /// none (the filter has no false negatives); a first-format segment
+    /// always answers true.
+    pub(crate) fn may_hold(&self, tag: usize, key: u32) -> bool {
+        match self.bloom {
+            None => true,
+            Some((at, blocks)) => bloom::may_hold(blocks, tag, key, |i| self.at(at + i * 8)),
+        }
+    }
+
     /// Appends to `out` the first `most` docs added under `key` in `tag`,
     /// ascending.
     pub(crate) fn adds(&self, tag: usize, key: u32, most: usize, out: &mut Vec<u32>) {
@@ -237,14 +330,24 @@ impl Segment {
         let next = s.dir.partition_point(|&k| k < key);
         // The first entry at or past `key` is in block `next - 1` or is the
         // first of block `next`: a binary search over that one block.
-        let (mut lo, mut hi) = (next.saturating_sub(1) * BLOCK, (next * BLOCK).min(s.adds));
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if ((self.at(s.adds_at + mid * 8) >> 32) as u32) < key {
-                lo = mid + 1;
-            } else {
-                hi = mid;
+        let key_at = |i: usize| (self.at(s.adds_at + i * 8) >> 32) as u32;
+        let first_at_or_past = |mut lo: usize, mut hi: usize| {
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if key_at(mid) < key {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
             }
+            lo
+        };
+        let mut lo = first_at_or_past(next.saturating_sub(1) * BLOCK, (next * BLOCK).min(s.adds));
+        // The directory is not under the tables' checksums: when the entry
+        // before the one it led to is not below `key` (a damaged
+        // directory), search the whole run instead of answering wrong.
+        if lo > 0 && key_at(lo - 1) >= key || lo < s.adds && key_at(lo) < key {
+            lo = first_at_or_past(0, s.adds);
         }
         let mut i = lo;
         while i < s.adds {
@@ -315,11 +418,11 @@ impl Segment {
     }
 
     /// Checks every tag's checksum.
-    #[cfg(test)]
     ///
     /// # Errors
     ///
     /// As [`read_tag`](Self::read_tag).
+    #[cfg(test)]
     pub(crate) fn verify(&self) -> Result<()> {
         for t in 0..self.tags.len() {
             self.read_tag(t)?;
@@ -432,6 +535,8 @@ mod tests {
                 s.adds(0, key, 3, &mut first);
                 proptest::prop_assert_eq!(&first[..], &got[..got.len().min(3)]);
                 let want: Vec<u32> = adds.iter().filter(|e| (*e >> 32) as u32 == key).map(|e| *e as u32).collect();
+                // The filter never hides a key the tag holds.
+                proptest::prop_assert!(want.is_empty() || s.may_hold(0, key));
                 proptest::prop_assert_eq!(got, want);
                 let mut none = Vec::new();
                 s.adds(1, key, usize::MAX, &mut none);
@@ -490,5 +595,50 @@ mod tests {
         std::fs::write(&path, &bad).unwrap();
         let s = Segment::open(&path).unwrap();
         assert!(s.verify().unwrap_err().to_string().contains("checksum"));
+    }
+
+    /// A segment of the first format (no key filter) is read, and answers
+    /// every lookup the same.
+    #[test]
+    fn first_format_segments_are_read_without_a_filter() {
+        let d = dir("v1");
+        let adds: BTreeSet<u64> = (0..3000u64)
+            .map(|i| entry((i * 7 % 301) as u32, i as u32))
+            .collect();
+        let path = d.join("a.seg");
+        write(&path, &[runs(&adds, &BTreeSet::new()), TagRuns::default()]).unwrap();
+        let v2 = std::fs::read(&path).unwrap();
+        // The same segment in the first format: its magic, no filter
+        // fields in the header, no filter after the tags.
+        let n = 2;
+        let fields = 12 + n * 20;
+        let blocks = u64::from_le_bytes(v2[fields..fields + 8].try_into().unwrap()) as usize;
+        assert!(blocks > 0);
+        let mut v1 = Vec::new();
+        v1.extend_from_slice(MAGIC_V1);
+        v1.extend_from_slice(&v2[8..fields]);
+        let crc = crc32fast::hash(&v1);
+        v1.extend_from_slice(&crc.to_le_bytes());
+        v1.extend_from_slice(&v2[header_len(n, true)..v2.len() - blocks * 64]);
+        let old = Segment::from_bytes(&path, v1).unwrap();
+        let new = Segment::open(&path).unwrap();
+        old.verify().unwrap();
+        for key in 0..310u32 {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            old.adds(0, key, usize::MAX, &mut a);
+            new.adds(0, key, usize::MAX, &mut b);
+            assert_eq!(a, b, "key {key}");
+            assert!(old.may_hold(0, key) && old.may_hold(1, key));
+            assert!(b.is_empty() || new.may_hold(0, key));
+        }
+        // Few absent keys pass the new segment's filter.
+        let passed = (1000..11_000u32).filter(|&k| new.may_hold(0, k)).count();
+        assert!(passed < 1000, "{passed}");
+        // A flipped filter bit is a damaged segment.
+        let mut bad = v2.clone();
+        let last = bad.len() - 3;
+        bad[last] ^= 0x10;
+        let e = Segment::from_bytes(&path, bad).err().unwrap().to_string();
+        assert!(e.contains("key filter"), "{e}");
     }
 }

@@ -18,15 +18,29 @@ use crate::Result;
 /// The tables of one store.
 pub(crate) struct Tables {
     tags: usize,
-    /// Per slot (tag and key) the newest of its members in `nodes`: a list
-    /// per slot without an allocation per slot (most hold one member).
-    heads: HashMap<u64, u32>,
+    /// Per slot (tag and key) its list of members in `nodes`, oldest
+    /// first: a list per slot without an allocation per slot (most hold
+    /// one member).
+    heads: HashMap<u64, List>,
     /// `(doc, next)`; `next` is [`END`], a removed member's doc [`GONE`].
     nodes: Vec<(u32, u32)>,
     removes: HashSet<(u16, u64)>,
     recent: usize,
     /// Oldest first.
     segments: Vec<Segment>,
+}
+
+/// A slot's members in the recent part.
+#[derive(Clone, Copy)]
+struct List {
+    first: u32,
+    last: u32,
+    /// The largest doc added.
+    max: u32,
+    /// Every doc added was larger than those before it (documents are
+    /// filed in the order they are numbered, so nearly always): the list's
+    /// first `n` are its `n` smallest.
+    ascending: bool,
 }
 
 const END: u32 = u32::MAX;
@@ -62,15 +76,32 @@ impl Tables {
     /// Files `doc` under `key` in `tag`.
     pub(crate) fn add(&mut self, tag: u16, key: u32, doc: u32) {
         let node = self.nodes.len() as u32;
-        let head = self.heads.entry(slot(tag, key)).or_insert(END);
-        self.nodes.push((doc, *head));
-        *head = node;
+        self.nodes.push((doc, END));
+        match self.heads.entry(slot(tag, key)) {
+            hashbrown::hash_map::Entry::Occupied(mut o) => {
+                let l = o.get_mut();
+                if let Some(n) = self.nodes.get_mut(l.last as usize) {
+                    n.1 = node;
+                }
+                l.last = node;
+                l.ascending &= doc > l.max;
+                l.max = l.max.max(doc);
+            }
+            hashbrown::hash_map::Entry::Vacant(v) => {
+                v.insert(List {
+                    first: node,
+                    last: node,
+                    max: doc,
+                    ascending: true,
+                });
+            }
+        }
         self.recent += 1;
     }
 
-    /// The members of a slot in the recent part, newest first.
+    /// The members of a slot in the recent part, oldest first.
     fn recent_members(&self, s: u64) -> impl Iterator<Item = u32> + '_ {
-        let mut at = self.heads.get(&s).copied().unwrap_or(END);
+        let mut at = self.heads.get(&s).map_or(END, |l| l.first);
         core::iter::from_fn(move || {
             while at != END {
                 let (doc, next) = *self.nodes.get(at as usize)?;
@@ -85,7 +116,7 @@ impl Tables {
 
     /// Unfiles `doc` from `key` in `tag`.
     pub(crate) fn remove(&mut self, tag: u16, key: u32, doc: u32) {
-        let mut at = self.heads.get(&slot(tag, key)).copied().unwrap_or(END);
+        let mut at = self.heads.get(&slot(tag, key)).map_or(END, |l| l.first);
         while let Some(&(d, next)) = self.nodes.get(at as usize) {
             if d == doc {
                 // Added since the last checkpoint: no segment holds it.
@@ -119,9 +150,17 @@ impl Tables {
         let most = if removals { usize::MAX } else { limit };
         let mut out = Vec::new();
         for s in &self.segments {
-            s.adds(t, key, most, &mut out);
+            if s.may_hold(t, key) {
+                s.adds(t, key, most, &mut out);
+            }
         }
-        out.extend(self.recent_members(slot(tag, key)));
+        // Likewise the recent part's first `limit`, when its list is in
+        // ascending order: a crowded key costs `limit`, not the thousands
+        // filed since the last checkpoint.
+        let s = slot(tag, key);
+        let ascending = self.heads.get(&s).is_some_and(|l| l.ascending);
+        let recent_most = if ascending { most } else { usize::MAX };
+        out.extend(self.recent_members(s).take(recent_most));
         out.sort_unstable();
         out.dedup();
         if removals {
@@ -296,5 +335,75 @@ mod tests {
         assert_eq!(c.members(0, 9, 5), vec![0, 1, 2, 3, 4]);
         assert_eq!(c.members(0, 9, usize::MAX).len(), 50_000);
         assert_eq!(t.members(0, 1, 1).len().min(1), t.members(0, 1, 1).len());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Any limit, docs filed in any order (mostly ascending, as the
+        /// store files them, sometimes not), removals and checkpoints: the
+        /// members are the `limit` smallest of a plain set's.
+        #[test]
+        fn limited_lookups_equal_the_smallest_of_a_set(
+            ops in proptest::collection::vec((0u8..10, 0u32..4, 0u32..400), 1..400),
+            limits in proptest::collection::vec(1usize..12, 1..4),
+        ) {
+            let dir = std::env::temp_dir().join(format!(
+                "txtfp-tables-prop-{}-{}",
+                std::process::id(),
+                ops.len()
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let mut n = 0u32;
+            let mut fresh = || {
+                n += 1;
+                dir.join(format!("s{n}.seg"))
+            };
+            let mut t = Tables::new(1, Vec::new());
+            let mut want: BTreeSet<(u32, u32)> = BTreeSet::new();
+            let mut used: BTreeSet<(u32, u32)> = BTreeSet::new();
+            let mut next_doc = 0u32;
+            for (kind, key, x) in ops {
+                match kind {
+                    0 => {
+                        let p = fresh();
+                        for old in t.checkpoint(&p, &mut fresh).unwrap() {
+                            std::fs::remove_file(old).unwrap();
+                        }
+                    }
+                    1 | 2 => {
+                        if let Some(&e) = want.iter().nth(x as usize % want.len().max(1)) {
+                            want.remove(&e);
+                            t.remove(0, e.0, e.1);
+                        }
+                    }
+                    3 => {
+                        // Out of order: an old number, once per slot.
+                        if used.insert((key, x)) {
+                            want.insert((key, x));
+                            t.add(0, key, x);
+                        }
+                    }
+                    _ => {
+                        next_doc += 1;
+                        let d = 400 + next_doc;
+                        used.insert((key, d));
+                        want.insert((key, d));
+                        t.add(0, key, d);
+                    }
+                }
+                for key in 0..4u32 {
+                    let all: Vec<u32> = want
+                        .range((key, 0)..=(key, u32::MAX))
+                        .map(|e| e.1)
+                        .collect();
+                    for &limit in &limits {
+                        let got = t.members(0, key, limit);
+                        proptest::prop_assert_eq!(&got[..], &all[..limit.min(all.len())]);
+                    }
+                }
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 }

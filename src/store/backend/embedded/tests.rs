@@ -361,3 +361,170 @@ fn every_kind_of_damage_is_an_error_or_a_repair() {
         assert_eq!(ingest_all(&store, second), want_later, "{name}");
     }
 }
+
+/// The in-memory readers the fuzz targets drive see what opening the store
+/// sees: every frame and operation of the log, every segment's entries
+/// through its directory; damage is found where it is.
+#[test]
+fn the_in_memory_readers_agree_with_the_store_files() {
+    use super::fuzzing;
+    use super::log::{HEADER, Log};
+    let root = temp("in-memory");
+    let store = embedded_store(&root, 300);
+    ingest_all(&store, &documents());
+    drop(store);
+    let log = std::fs::read(root.join(LOG_FILE)).unwrap();
+    let scan = fuzzing::log(&log).unwrap();
+    let mut frames = Vec::new();
+    let copy = temp("in-memory-log").join(LOG_FILE);
+    std::fs::write(&copy, &log).unwrap();
+    Log::open(&copy, 0, &mut |at, p| {
+        frames.push((at, p.len()));
+        Ok(())
+    })
+    .unwrap();
+    assert!(frames.len() > 10);
+    assert_eq!(scan.frames, frames);
+    assert!(scan.ops > frames.len() && scan.damaged_at.is_none());
+    // A torn tail, and damage with a valid frame after it.
+    let (at, len) = frames[frames.len() - 1];
+    let torn = fuzzing::log(&log[..log.len() - 3]).unwrap();
+    assert_eq!(
+        (torn.damaged_at, torn.valid_after),
+        (Some(at - HEADER), None)
+    );
+    // A flipped payload byte or header byte: the frame fails its check, and
+    // the valid frame after it is reported (opening the store refuses).
+    let (second, second_len) = frames[1];
+    for flip in [second, second - HEADER] {
+        let mut bad = log.clone();
+        bad[flip as usize] ^= 0x55;
+        let d = fuzzing::log(&bad).unwrap();
+        assert_eq!(d.damaged_at, Some(second - HEADER));
+        assert_eq!(d.valid_after, Some(second + second_len as u64));
+    }
+    // A whole frame whose operation is unknown: an error naming the byte.
+    let mut unknown = log.clone();
+    unknown.extend_from_slice(b"TXFL");
+    unknown.extend_from_slice(&1u32.to_le_bytes());
+    unknown.extend_from_slice(&crc32fast::hash(&[0xee]).to_le_bytes());
+    unknown.push(0xee);
+    let e = fuzzing::log(&unknown).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("unreadable operation at byte {}", log.len() + 12)),
+        "{e}"
+    );
+    assert!(len > 0);
+
+    let seg_path = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "seg"))
+        .unwrap();
+    let seg = std::fs::read(&seg_path).unwrap();
+    let tags = fuzzing::segment(seg.clone()).unwrap();
+    let check = |tags: &[fuzzing::SegmentTag]| {
+        let mut keys = 0;
+        for t in tags {
+            for (key, docs) in &t.lookups {
+                let want: Vec<u32> = t
+                    .adds
+                    .iter()
+                    .filter(|&&e| (e >> 32) as u32 == *key)
+                    .map(|&e| e as u32)
+                    .collect();
+                assert_eq!(docs, &want);
+                keys += 1;
+            }
+            assert!(t.found_removes.iter().all(|&f| f));
+            assert!(t.filtered_out.is_empty());
+        }
+        keys
+    };
+    assert!(check(&tags) > 100);
+    // The block directories (the last bytes) are outside the checksums: a
+    // damaged one still gives the right answers.
+    let mut dir = seg.clone();
+    let word = |at: usize| u64::from_le_bytes(seg[at..at + 8].try_into().unwrap()) as usize;
+    let n = u32::from_le_bytes(seg[8..12].try_into().unwrap()) as usize;
+    let mut at = 8 + 4 + n * 20 + 12 + 4;
+    let mut damaged = 0;
+    for t in 0..n {
+        let (adds, removes) = (word(12 + t * 20), word(20 + t * 20));
+        at += (adds + removes) * 8;
+        let dir_len = adds.div_ceil(super::segment::BLOCK) * 4;
+        for b in &mut dir[at..at + dir_len] {
+            *b = b.wrapping_mul(7) ^ 0x5a;
+            damaged += 1;
+        }
+        at += dir_len;
+    }
+    // Then the key filter.
+    let filter_blocks = word(12 + n * 20);
+    assert_eq!(at + filter_blocks * 64, seg.len());
+    assert!(damaged > 100);
+    assert!(check(&fuzzing::segment(dir).unwrap()) > 0);
+    let mut body = seg;
+    body[200] ^= 1;
+    assert!(fuzzing::segment(body).is_err());
+}
+
+proptest::proptest! {
+    /// The chunk map of a cached record answers what scanning the records
+    /// answers: the first chunk record with the hash, its number or none.
+    #[test]
+    fn cached_chunk_owners_equal_the_scan(
+        chunks in proptest::collection::vec((0u8..6, proptest::option::of(0u32..50), 0u8..4), 0..40),
+        asked in 0u8..7,
+    ) {
+        use crate::store::records::{DocStatus, FingerprintRecord, FingerprintType};
+        let hash = |b: u8| [b; 32];
+        let hex = |b: u8| hash(b).iter().map(|x| format!("{x:02x}")).collect::<String>();
+        let rec = |kind, value: String, chunk_id| FingerprintRecord {
+            fingerprint_id: "d/chunk".into(),
+            fingerprint_type: kind,
+            value,
+            doc_id: "d".into(),
+            chunk_id,
+            source: "s".into(),
+            language: None,
+            created_at: 0,
+            fingerprint_version: "v1".into(),
+            hash_params: String::new(),
+        };
+        let fps: Vec<FingerprintRecord> = chunks
+            .iter()
+            .map(|&(b, id, kind)| match kind {
+                // Now and then another kind with a chunk's value, or a
+                // value that is not a hash.
+                0 => rec(FingerprintType::SimHash, hex(b), id),
+                1 => rec(FingerprintType::Chunk, "zz".into(), id),
+                _ => rec(FingerprintType::Chunk, hex(b), id),
+            })
+            .collect();
+        let entry = crate::store::StoredDocument {
+            doc_id: "d".into(),
+            source: "s".into(),
+            document_type: None,
+            language: None,
+            created_at: 0,
+            status: DocStatus::Live,
+            decision: crate::store::DecisionRecord {
+                doc_id: "d".into(),
+                source: "s".into(),
+                action: crate::store::Action::Accept,
+                reason: crate::store::MatchReason::NoMatch,
+                matched_doc_id: None,
+                matched_source: None,
+                superseded: Vec::new(),
+                linked_docs: Vec::new(),
+                duplicate_chunks: Vec::new(),
+                decided_at: 0,
+                replayed: false,
+            },
+        };
+        let hot = super::Hot::new((entry.clone(), fps.clone()));
+        let h = hash(asked);
+        proptest::prop_assert_eq!(hot.owner(&h), super::owner_of(&h, &entry, &fps));
+    }
+}
