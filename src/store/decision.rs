@@ -72,6 +72,7 @@ impl Engine<'_> {
         let live = |id: &str| -> Option<&CandidateDoc> {
             snap.docs
                 .get(id)
+                .map(|c| &**c)
                 .filter(|c| c.entry.status == DocStatus::Live)
         };
         // Full-document matches, and the partial ones.
@@ -88,8 +89,8 @@ impl Engine<'_> {
         if let Some(sig) = &inc.prepared.minhash {
             for id in &snap.band_hits {
                 let Some(c) = live(id) else { continue };
-                let Some(other) = minhash_of(c) else { continue };
-                let jaccard = estimated_jaccard(sig, &other);
+                let Some(other) = c.minhash() else { continue };
+                let jaccard = estimated_jaccard(sig, other);
                 if jaccard >= self.cfg.minhash_threshold {
                     full.entry(id).or_insert(MatchReason::MinHash { jaccard });
                 } else if jaccard >= self.cfg.minhash_partial_threshold {
@@ -341,13 +342,6 @@ impl Engine<'_> {
             }
         }
     }
-}
-
-fn minhash_of(c: &CandidateDoc) -> Option<Vec<u64>> {
-    c.fingerprints
-        .iter()
-        .find(|r| r.fingerprint_type == FingerprintType::MinHash)
-        .and_then(|r| parse_signature(&r.value))
 }
 
 fn count(ops: &mut Vec<WriteOp>, name: &str, delta: i64) {

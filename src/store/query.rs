@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use super::GlobalFingerprintStore;
 use super::backend::CandidateDoc;
-use super::fingerprints::{estimated_jaccard, parse_signature};
-use super::records::{DocStatus, FingerprintType, Match, MatchReason};
+use super::fingerprints::estimated_jaccard;
+use super::records::{DocStatus, Match, MatchReason};
 use crate::Result;
 
 /// Order of reasons in a query answer: full matches first.
@@ -64,6 +64,7 @@ impl GlobalFingerprintStore {
         let live = |id: &str| -> Option<&CandidateDoc> {
             snap.docs
                 .get(id)
+                .map(|c| &**c)
                 .filter(|c| c.entry.status == DocStatus::Live)
         };
         let mut found: BTreeMap<String, Match> = BTreeMap::new();
@@ -91,15 +92,10 @@ impl GlobalFingerprintStore {
         if let Some(sig) = &prepared.minhash {
             for id in &snap.band_hits {
                 let Some(c) = live(id) else { continue };
-                let Some(other) = c
-                    .fingerprints
-                    .iter()
-                    .find(|r| r.fingerprint_type == FingerprintType::MinHash)
-                    .and_then(|r| parse_signature(&r.value))
-                else {
+                let Some(other) = c.minhash() else {
                     continue;
                 };
-                let jaccard = estimated_jaccard(sig, &other);
+                let jaccard = estimated_jaccard(sig, other);
                 if jaccard >= self.config.minhash_threshold {
                     put(&mut found, c, MatchReason::MinHash { jaccard });
                 } else if jaccard >= self.config.minhash_partial_threshold {

@@ -28,7 +28,7 @@ pub use redb::LegacyRedbStore;
 pub use redis::RedisBackend;
 
 pub use super::fingerprints::Lookup;
-use super::records::{FingerprintRecord, StoredDocument};
+use super::records::{FingerprintRecord, FingerprintType, StoredDocument};
 use crate::{Error, Result};
 
 /// Who holds a chunk hash: the first indexed document that had it.
@@ -41,12 +41,56 @@ pub struct ChunkOwner {
 }
 
 /// A stored document with its fingerprint records.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Built with [`CandidateDoc::new`]; it keeps its MinHash signature once
+/// parsed, so a document that is a candidate of many newcomers (a crowded
+/// band) is parsed once while a backend keeps it.
+#[derive(Clone)]
 pub struct CandidateDoc {
     /// The entry (status, decision).
     pub entry: StoredDocument,
     /// Its fingerprint records.
     pub fingerprints: Vec<FingerprintRecord>,
+    minhash: std::sync::OnceLock<Option<Vec<u64>>>,
+}
+
+impl CandidateDoc {
+    /// A document from its entry and records.
+    pub fn new(entry: StoredDocument, fingerprints: Vec<FingerprintRecord>) -> Self {
+        Self {
+            entry,
+            fingerprints,
+            minhash: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The signature of its MinHash record, parsed on the first call; `None`
+    /// without one or when it is not a signature.
+    pub fn minhash(&self) -> Option<&[u64]> {
+        self.minhash
+            .get_or_init(|| {
+                self.fingerprints
+                    .iter()
+                    .find(|r| r.fingerprint_type == FingerprintType::MinHash)
+                    .and_then(|r| super::fingerprints::parse_signature(&r.value))
+            })
+            .as_deref()
+    }
+}
+
+impl PartialEq for CandidateDoc {
+    fn eq(&self, other: &Self) -> bool {
+        self.entry == other.entry && self.fingerprints == other.fingerprints
+    }
+}
+
+impl core::fmt::Debug for CandidateDoc {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CandidateDoc")
+            .field("entry", &self.entry)
+            .field("fingerprints", &self.fingerprints)
+            .finish()
+    }
 }
 
 /// What a [`Lookup`]'s keys hold right now.
@@ -60,8 +104,9 @@ pub struct Snapshot {
     pub band_hits: Vec<String>,
     /// Owner of each probed chunk hash, in the lookup's chunk order.
     pub chunk_owners: Vec<Option<ChunkOwner>>,
-    /// Entry and records of every document named above.
-    pub docs: BTreeMap<String, CandidateDoc>,
+    /// Entry and records of every document named above (shared: a backend
+    /// may hand out the copies it caches).
+    pub docs: BTreeMap<String, std::sync::Arc<CandidateDoc>>,
 }
 
 /// One change to the store.
@@ -345,7 +390,10 @@ pub(crate) fn read_snapshot(r: &mut dyn Reads, lookup: &Lookup, limit: usize) ->
     let records = r.fps(&wanted)?;
     for ((id, entry), recs) in wanted.into_iter().zip(entries).zip(records) {
         let Some(entry) = entry else { continue };
-        s.docs.insert(id, parse_candidate(&entry, recs.as_deref())?);
+        s.docs.insert(
+            id,
+            std::sync::Arc::new(parse_candidate(&entry, recs.as_deref())?),
+        );
     }
     Ok(s)
 }
@@ -356,10 +404,7 @@ pub(crate) fn parse_candidate(entry: &str, fps: Option<&str>) -> Result<Candidat
         Some(j) => parse_fps(j)?,
         None => Vec::new(),
     };
-    Ok(CandidateDoc {
-        entry: parse_doc(entry)?,
-        fingerprints,
-    })
+    Ok(CandidateDoc::new(parse_doc(entry)?, fingerprints))
 }
 
 pub(crate) fn parse_doc(json: &str) -> Result<StoredDocument> {

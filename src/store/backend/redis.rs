@@ -373,14 +373,13 @@ impl StoreBackend for RedisBackend {
             .map_err(|e| self.err(e))?;
         self.give_back(con);
         let Some(entry) = entry else { return Ok(None) };
-        Ok(Some(CandidateDoc {
-            entry: parse_doc(&entry)?,
-            fingerprints: fps
-                .as_deref()
+        Ok(Some(CandidateDoc::new(
+            parse_doc(&entry)?,
+            fps.as_deref()
                 .map(parse_fps)
                 .transpose()?
                 .unwrap_or_default(),
-        }))
+        )))
     }
 
     fn counters(&self) -> Result<BTreeMap<String, i64>> {

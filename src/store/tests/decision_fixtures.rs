@@ -93,8 +93,8 @@ pub(in super::super::super) fn stored(
         decided_at: 1,
         replayed: false,
     };
-    CandidateDoc {
-        entry: StoredDocument {
+    CandidateDoc::new(
+        StoredDocument {
             doc_id: id.into(),
             source: source.into(),
             document_type: None,
@@ -104,7 +104,7 @@ pub(in super::super::super) fn stored(
             decision,
         },
         fingerprints,
-    }
+    )
 }
 
 pub(in super::super::super) fn snap_with(
@@ -126,7 +126,7 @@ pub(in super::super::super) fn snap_with(
                 s.band_hits.push(id.clone());
             }
         }
-        s.docs.insert(id, c);
+        s.docs.insert(id, std::sync::Arc::new(c));
     }
     s
 }

@@ -513,13 +513,8 @@ impl ClusterBackend {
                         ov.result.push(groups, b'R', f.clone(), me.clone());
                     }
                 }
-                ov.docs.insert(
-                    n,
-                    CandidateDoc {
-                        entry: e,
-                        fingerprints: records.unwrap_or_default(),
-                    },
-                );
+                ov.docs
+                    .insert(n, CandidateDoc::new(e, records.unwrap_or_default()));
             }
             None => {
                 // A replay: stores nothing, files nowhere.

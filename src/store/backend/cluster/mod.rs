@@ -308,13 +308,7 @@ impl ClusterBackend {
                     by: String::from_utf8_lossy(by).into_owned(),
                 };
             }
-            docs.insert(
-                n,
-                CandidateDoc {
-                    entry,
-                    fingerprints: records.unwrap_or_default(),
-                },
-            );
+            docs.insert(n, CandidateDoc::new(entry, records.unwrap_or_default()));
         }
         Ok(())
     }

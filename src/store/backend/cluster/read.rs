@@ -74,7 +74,8 @@ pub(super) fn assemble(
     }
     for n in wanted {
         if let Some(c) = docs.by_no.get(&n) {
-            s.docs.insert(c.entry.doc_id.clone(), c.clone());
+            s.docs
+                .insert(c.entry.doc_id.clone(), std::sync::Arc::new(c.clone()));
         }
     }
     s

@@ -14,7 +14,7 @@ use super::{
     TAG_IDS, bands_of, chunk_of, digest_chunk, digest_id, digest64, encode_doc, io, op_code,
     put_varint, simhash_of, unzigzag, varint, varint32, write_durable, zigzag,
 };
-use crate::store::backend::{CandidateDoc, ChunkOwner, Lookup, Snapshot, WriteOp, WriteSet};
+use crate::store::backend::{ChunkOwner, Lookup, Snapshot, WriteOp, WriteSet};
 use crate::store::records::{FingerprintRecord, StoredDocument};
 use crate::{Error, Result};
 
@@ -88,7 +88,8 @@ impl Inner {
                 }
                 read(doc, &mut cache)?;
                 want(doc, &mut wanted);
-                s.simhash_hits.push((v, cache[&doc].rec.0.doc_id.clone()));
+                s.simhash_hits
+                    .push((v, cache[&doc].cand.entry.doc_id.clone()));
             }
         }
         let mut seen_band: hashbrown::HashSet<u32> = hashbrown::HashSet::new();
@@ -110,7 +111,7 @@ impl Inner {
                 }
                 seen_band.insert(doc);
                 want(doc, &mut wanted);
-                s.band_hits.push(cache[&doc].rec.0.doc_id.clone());
+                s.band_hits.push(cache[&doc].cand.entry.doc_id.clone());
             }
         }
         for h in &lookup.chunk_hashes {
@@ -126,20 +127,11 @@ impl Inner {
             s.chunk_owners.push(owner);
         }
         for doc in wanted {
-            let Some(rec) = cache.remove(&doc) else {
+            let Some(hot) = cache.remove(&doc) else {
                 continue;
             };
-            let (entry, fingerprints) = match Arc::try_unwrap(rec) {
-                Ok(hot) => hot.rec,
-                Err(shared) => shared.rec.clone(),
-            };
-            s.docs.insert(
-                entry.doc_id.clone(),
-                CandidateDoc {
-                    entry,
-                    fingerprints,
-                },
-            );
+            s.docs
+                .insert(hot.cand.entry.doc_id.clone(), Arc::clone(&hot.cand));
         }
         Ok(s)
     }

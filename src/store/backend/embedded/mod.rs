@@ -299,7 +299,7 @@ struct Inner {
 /// A record read lately, with its band keys once a lookup needed them: in
 /// a crowded band the same members are checked for every newcomer.
 struct Hot {
-    rec: Record,
+    cand: std::sync::Arc<CandidateDoc>,
     bands: std::sync::OnceLock<Vec<(u16, u64)>>,
     /// Each chunk hash's first record's chunk number: a document of
     /// thousands of chunks is asked about each of them.
@@ -307,23 +307,26 @@ struct Hot {
 }
 
 impl Hot {
-    fn new(rec: Record) -> Self {
+    fn new((entry, fingerprints): Record) -> Self {
         Self {
-            rec,
+            cand: std::sync::Arc::new(CandidateDoc::new(entry, fingerprints)),
             bands: std::sync::OnceLock::new(),
             chunks: std::sync::OnceLock::new(),
         }
     }
 
     fn bands(&self, layout: &Layout) -> &[(u16, u64)] {
-        self.bands.get_or_init(|| bands_of(layout, &self.rec.1))
+        self.bands.get_or_init(|| match self.cand.minhash() {
+            Some(sig) if layout.rows > 0 => band_keys(sig, layout.rows),
+            _ => Vec::new(),
+        })
     }
 
     /// What [`owner_of`] answers for this record, from a map built once.
     fn owner(&self, h: &[u8; 32]) -> Option<ChunkOwner> {
         let chunks = self.chunks.get_or_init(|| {
             let mut m = hashbrown::HashMap::new();
-            for r in &self.rec.1 {
+            for r in &self.cand.fingerprints {
                 if r.fingerprint_type == FingerprintType::Chunk
                     && let Some(h) = hash_of(r)
                 {
@@ -333,7 +336,7 @@ impl Hot {
             m
         });
         Some(ChunkOwner {
-            doc_id: self.rec.0.doc_id.clone(),
+            doc_id: self.cand.entry.doc_id.clone(),
             chunk_id: (*chunks.get(h)?)?,
         })
     }
@@ -690,10 +693,7 @@ impl StoreBackend for EmbeddedBackend {
     fn document(&self, doc_id: &str) -> Result<Option<CandidateDoc>> {
         let g = self.lock()?;
         Ok(g.find_id(doc_id)?
-            .map(|(_, (entry, fingerprints))| CandidateDoc {
-                entry,
-                fingerprints,
-            }))
+            .map(|(_, (entry, fingerprints))| CandidateDoc::new(entry, fingerprints)))
     }
 
     fn counters(&self) -> Result<BTreeMap<String, i64>> {
