@@ -36,13 +36,13 @@ fn words(seed: u64, n: usize) -> String {
 }
 
 /// Document `i` of a workload.
-fn document(kind: &str, i: usize, shared: &[String]) -> IncomingDocument {
+fn document(kind: &str, i: usize, shared: &str) -> IncomingDocument {
     let text = match kind {
-        "chunk" => format!("{} {}", shared[0], words(1000 + i as u64, 192)),
+        "chunk" => format!("{shared} {}", words(1000 + i as u64, 192)),
         // The same 256 words (boilerplate) and 48 of its own: the shared
         // words hold most SimHash bits, so the documents crowd the same
         // buckets while their own words move them past the radius.
-        _ => format!("{} {}", shared[0], words(1000 + i as u64, 48)),
+        _ => format!("{shared} {}", words(1000 + i as u64, 48)),
     };
     IncomingDocument::new(format!("d{i:07}"), text, "web")
 }
@@ -110,7 +110,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             t0.elapsed().as_secs_f64()
         );
     } else {
-        let shared = vec![words(1, if kind == "chunk" { 64 } else { 256 })];
+        let shared = words(1, if kind == "chunk" { 64 } else { 256 });
         let step = (n / 10).div_ceil(1024).max(1) * 1024;
         println!("stored\tdocs/s\tp99 batch ms\tpeak MiB\tanon MiB\tactions");
         let (mut done, mut t, mut lat) = (0usize, Instant::now(), Vec::new());

@@ -218,28 +218,6 @@ fn four_worker_processes_equal_the_serial_run_in_global_order() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The sample, `copies` times over under ids of their own, over 4 sources.
-fn many_docs(copies: usize) -> Vec<IncomingDocument> {
-    (0..copies)
-        .flat_map(|k| {
-            sample().into_iter().map(move |d| {
-                IncomingDocument::new(format!("k{k:02}/{}", d.id), d.text, format!("ds{}", k % 4))
-            })
-        })
-        .collect()
-}
-
-/// Every acknowledged decision is stored as acknowledged.
-fn assert_acks_stored(store: &GlobalFingerprintStore, acks: &BTreeMap<String, String>) {
-    for (id, action) in acks {
-        let d = store
-            .document(id)
-            .unwrap()
-            .unwrap_or_else(|| panic!("acknowledged {id} lost"));
-        assert_eq!(&action_name(d.decision.action), action, "{id}");
-    }
-}
-
 #[test]
 fn workers_killed_at_five_moments_lose_nothing_acknowledged() {
     let Some(cfg) = cluster_config("kill") else {
@@ -248,29 +226,9 @@ fn workers_killed_at_five_moments_lose_nothing_acknowledged() {
     let docs = many_docs(12);
     let file = temp_dir("store-cluster-kill").with_extension("jsonl");
     write_docs(&file, &docs);
-    let mut acked: BTreeMap<String, String> = BTreeMap::new();
     // Five kills at moments of a fixed pseudo-random walk (each run starts
     // over from the first document: what is stored replays).
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    for round in 0..5 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let stop = 20 + (x % 140) as usize;
-        let mut child = spawn_batch_worker(&cfg, &file, 8);
-        let (acks, other) = read_acks(&mut child, Some(stop));
-        assert!(
-            acks.len() >= stop.min(docs.len()),
-            "round {round}: {other:?}"
-        );
-        for (id, a) in acks {
-            if let Some(before) = acked.insert(id.clone(), a.clone()) {
-                assert_eq!(before, a, "{id} acknowledged twice, differently");
-            }
-        }
-        let store = GlobalFingerprintStore::open(cfg.clone()).unwrap();
-        assert_acks_stored(&store, &acked);
-    }
+    let acked = killed_at_five_moments(&cfg, &file, docs.len(), (20, 140), |_| 8);
     // A last worker finishes the run past every voided batch.
     let mut child = spawn_batch_worker(&cfg, &file, 8);
     let (acks, other) = read_acks(&mut child, None);

@@ -242,13 +242,7 @@ fn sigkilled_worker_loses_no_acknowledged_record() {
     let dir = temp_dir("store-emb-crash");
     let mut cfg = dataset_config();
     cfg.root_path = dir.clone();
-    let docs: Vec<IncomingDocument> = (0..8)
-        .flat_map(|k| {
-            sample().into_iter().map(move |d| {
-                IncomingDocument::new(format!("k{k}/{}", d.id), d.text, format!("ds{}", k % 4))
-            })
-        })
-        .collect();
+    let docs = many_docs(8);
     let file = dir.with_extension("jsonl");
     write_docs(&file, &docs);
     let mut child = spawn_worker(&cfg, &file);
@@ -277,42 +271,12 @@ fn workers_killed_at_five_moments_lose_nothing_acknowledged() {
     let dir = temp_dir("store-emb-kill5");
     let mut cfg = dataset_config();
     cfg.root_path = dir.clone();
-    let docs: Vec<IncomingDocument> = (0..8)
-        .flat_map(|k| {
-            sample().into_iter().map(move |d| {
-                IncomingDocument::new(format!("k{k}/{}", d.id), d.text, format!("ds{}", k % 4))
-            })
-        })
-        .collect();
+    let docs = many_docs(8);
     let file = dir.with_extension("jsonl");
     write_docs(&file, &docs);
-    let mut acked: std::collections::BTreeMap<String, String> = Default::default();
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    for round in 0..5 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let stop = 10 + (x % 400) as usize;
-        let mut child = spawn_batch_worker(&cfg, &file, [0, 8][round % 2]);
-        let (acks, other) = read_acks(&mut child, Some(stop));
-        assert!(
-            acks.len() >= stop.min(docs.len()),
-            "round {round}: {other:?}"
-        );
-        for (id, a) in acks {
-            if let Some(before) = acked.insert(id.clone(), a.clone()) {
-                assert_eq!(before, a, "{id} acknowledged twice, differently");
-            }
-        }
-        let store = GlobalFingerprintStore::open(cfg.clone()).unwrap();
-        for (id, action) in &acked {
-            let d = store
-                .document(id)
-                .unwrap()
-                .unwrap_or_else(|| panic!("round {round}: acknowledged {id} lost"));
-            assert_eq!(&action_name(d.decision.action), action, "{id}");
-        }
-    }
+    let acked = killed_at_five_moments(&cfg, &file, docs.len(), (10, 400), |round| {
+        [0, 8][round % 2]
+    });
     let mut child = spawn_batch_worker(&cfg, &file, 8);
     let (acks, other) = read_acks(&mut child, None);
     assert_eq!(acks.len(), docs.len(), "{other:?}");

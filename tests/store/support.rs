@@ -328,13 +328,7 @@ pub fn check_after_crash(
     acks: &BTreeMap<String, String>,
     docs: &[IncomingDocument],
 ) {
-    for (id, action) in acks {
-        let d = store
-            .document(id)
-            .unwrap()
-            .unwrap_or_else(|| panic!("acknowledged {id} lost"));
-        assert_eq!(&action_name(d.decision.action), action, "{id}");
-    }
+    assert_acks_stored(store, acks);
     let stored = docs
         .iter()
         .filter(|d| store.document(&d.doc_id).unwrap().is_some())
@@ -357,4 +351,60 @@ pub fn check_after_crash(
 #[ignore = "worker process of the multi-process tests; spawned by them"]
 fn worker() {
     worker_main();
+}
+
+/// The sample, `copies` times over under ids of their own, over 4 sources.
+pub fn many_docs(copies: usize) -> Vec<IncomingDocument> {
+    (0..copies)
+        .flat_map(|k| {
+            sample().into_iter().map(move |d| {
+                IncomingDocument::new(format!("k{k:02}/{}", d.id), d.text, format!("ds{}", k % 4))
+            })
+        })
+        .collect()
+}
+
+/// Every acknowledged decision is stored as acknowledged.
+pub fn assert_acks_stored(store: &GlobalFingerprintStore, acks: &BTreeMap<String, String>) {
+    for (id, action) in acks {
+        let d = store
+            .document(id)
+            .unwrap()
+            .unwrap_or_else(|| panic!("acknowledged {id} lost"));
+        assert_eq!(&action_name(d.decision.action), action, "{id}");
+    }
+}
+
+/// Five worker processes over `file` (`docs` documents), each starting over
+/// and SIGKILLed after a pseudo-random number of acknowledgements, from
+/// `first` to `first + spread`; round `r` ingests in batches of `batch(r)`
+/// (0: one document per call). After each kill the store `cfg` opens and
+/// holds every decision acknowledged so far, as acknowledged, and no
+/// document is acknowledged twice differently. Returns them: id → action.
+pub fn killed_at_five_moments(
+    cfg: &GlobalStoreConfig,
+    file: &Path,
+    docs: usize,
+    (first, spread): (usize, u64),
+    batch: impl Fn(usize) -> usize,
+) -> BTreeMap<String, String> {
+    let mut acked: BTreeMap<String, String> = BTreeMap::new();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for round in 0..5 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let stop = first + (x % spread) as usize;
+        let mut child = spawn_batch_worker(cfg, file, batch(round));
+        let (acks, other) = read_acks(&mut child, Some(stop));
+        assert!(acks.len() >= stop.min(docs), "round {round}: {other:?}");
+        for (id, a) in acks {
+            if let Some(before) = acked.insert(id.clone(), a.clone()) {
+                assert_eq!(before, a, "{id} acknowledged twice, differently");
+            }
+        }
+        let store = GlobalFingerprintStore::open(cfg.clone()).unwrap();
+        assert_acks_stored(&store, &acked);
+    }
+    acked
 }

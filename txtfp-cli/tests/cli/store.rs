@@ -444,49 +444,44 @@ fn killed_five_times(
     written_all
 }
 
-/// Killed at any moment (five of them), `store ingest` leaves in
-/// `--decisions` only whole lines (but perhaps a last one cut short), each
-/// the decision the store holds for its document; running it again
-/// completes the store and replays them unchanged.
-#[test]
-fn decisions_survive_five_kills() {
-    use std::process::Command;
-    let dir = fresh_dir("store_kill");
-    let input = dir.join("docs.jsonl");
-    std::fs::write(&input, many_documents(3000)).unwrap();
-    let root = dir.join("store");
+/// `store ingest` of `input` with the store named by `store` (`--root DIR`
+/// or `--config FILE`) SIGKILLed at five moments (see
+/// [`killed_five_times`]), then run to the end: every document is stored
+/// with the decision the last run printed, and the decisions of the killed
+/// runs are replayed unchanged.
+fn killed_five_times_then_completed(
+    dir: &std::path::Path,
+    input: &std::path::Path,
+    store: [&str; 2],
+    batch: usize,
+    open: &dyn Fn() -> GlobalFingerprintStore,
+) {
     let args = |decisions: &std::path::Path| {
-        vec![
-            "store".to_string(),
-            "ingest".into(),
-            input.to_str().unwrap().into(),
-            "--root".into(),
-            root.to_str().unwrap().into(),
-            "--decisions".into(),
-            decisions.to_str().unwrap().into(),
-            "--batch".into(),
-            "50".into(),
-            "-q".into(),
+        [
+            "store",
+            "ingest",
+            input.to_str().unwrap(),
+            store[0],
+            store[1],
+            "--decisions",
+            decisions.to_str().unwrap(),
+            "--batch",
+            &batch.to_string(),
+            "-q",
         ]
+        .map(str::to_owned)
+        .to_vec()
     };
-    let cfg = |root: &std::path::Path| {
-        let mut c = GlobalStoreConfig::default();
-        c.root_path = root.to_path_buf();
-        c
-    };
-    let open = || GlobalFingerprintStore::open(cfg(&root)).unwrap();
-    let written = killed_five_times(&dir, &args, &open);
-
-    // Again to the end: every document is then stored, and the decisions of
-    // the killed runs are replayed unchanged.
+    let written = killed_five_times(dir, &args, open);
     let last = dir.join("last.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_txtfp"))
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_txtfp"))
         .args(args(&last))
         .output()
         .unwrap();
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let again = json_lines(&read(&last));
-    assert_eq!(again.len(), 3000);
+    let inputs = json_lines(&read(input));
+    assert_eq!(again.len(), inputs.len());
     for line in &written {
         let id = &line["doc_id"];
         let replay = again.iter().find(|d| &d["doc_id"] == id).unwrap();
@@ -494,16 +489,35 @@ fn decisions_survive_five_kills() {
         assert_eq!(replay["decided_at"], line["decided_at"], "{id}");
         assert_eq!(replay["action"], line["action"], "{id}");
     }
-    let store = open();
-    for (line, d) in json_lines(&read(&input)).iter().zip(&again) {
+    let s = open();
+    for (line, d) in inputs.iter().zip(&again) {
         let id = line["id"].as_str().unwrap();
         assert_eq!(d["doc_id"], id);
-        let stored = store.document(id).unwrap().expect("stored");
+        let stored = s.document(id).unwrap().expect("stored");
         assert_eq!(
             stored.decision.decided_at,
-            d["decided_at"].as_u64().unwrap()
+            d["decided_at"].as_u64().unwrap(),
+            "{id}"
         );
     }
+}
+
+/// Killed at any moment (five of them), `store ingest` leaves in
+/// `--decisions` only whole lines (but perhaps a last one cut short), each
+/// the decision the store holds for its document; running it again
+/// completes the store and replays them unchanged.
+#[test]
+fn decisions_survive_five_kills() {
+    let dir = fresh_dir("store_kill");
+    let input = dir.join("docs.jsonl");
+    std::fs::write(&input, many_documents(3000)).unwrap();
+    let root = dir.join("store");
+    let open = || {
+        let mut c = GlobalStoreConfig::default();
+        c.root_path = root.clone();
+        GlobalFingerprintStore::open(c).unwrap()
+    };
+    killed_five_times_then_completed(&dir, &input, ["--root", root.to_str().unwrap()], 50, &open);
 }
 
 /// A store of the earlier single-file format: refused with a message
@@ -562,7 +576,6 @@ fn an_earlier_store_is_refused_then_migrated() {
 #[cfg(feature = "store-redis")]
 #[test]
 fn decisions_on_a_cluster_survive_five_kills() {
-    use std::process::Command;
     let Ok(nodes) = std::env::var("TXTFP_REDIS_CLUSTER") else {
         assert!(
             std::env::var("TXTFP_REQUIRE_REDIS").map_or(true, |v| v != "1"),
@@ -590,39 +603,13 @@ fn decisions_on_a_cluster_survive_five_kills() {
     );
     let config = dir.join("store.toml");
     std::fs::write(&config, &toml).unwrap();
-    let args = |decisions: &std::path::Path| {
-        vec![
-            "store".to_string(),
-            "ingest".into(),
-            input.to_str().unwrap().into(),
-            "--config".into(),
-            config.to_str().unwrap().into(),
-            "--decisions".into(),
-            decisions.to_str().unwrap().into(),
-            "--batch".into(),
-            "40".into(),
-            "-q".into(),
-        ]
-    };
-    let store =
+    let open =
         || GlobalFingerprintStore::open(GlobalStoreConfig::from_toml_str(&toml).unwrap()).unwrap();
-    let written_all = killed_five_times(&dir, &args, &store);
-    let last = dir.join("last.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_txtfp"))
-        .args(args(&last))
-        .output()
-        .unwrap();
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let again = json_lines(&read(&last));
-    assert_eq!(again.len(), 3000);
-    for line in &written_all {
-        let id = &line["doc_id"];
-        let replay = again.iter().find(|d| &d["doc_id"] == id).unwrap();
-        assert_eq!(replay["decided_at"], line["decided_at"], "{id}");
-        assert_eq!(replay["action"], line["action"], "{id}");
-    }
-    let s = store();
-    for line in json_lines(&read(&input)) {
-        assert!(s.document(line["id"].as_str().unwrap()).unwrap().is_some());
-    }
+    killed_five_times_then_completed(
+        &dir,
+        &input,
+        ["--config", config.to_str().unwrap()],
+        40,
+        &open,
+    );
 }
