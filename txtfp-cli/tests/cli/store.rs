@@ -340,9 +340,29 @@ fn compression_and_batch_size_do_not_change_decisions() {
         ("stdin", "-", &plain, &["--batch", "50"]),
         ("stdin_zst", "-", &std::fs::read(&zst).unwrap(), &[]),
     ];
+    // Which of two equally ranked matches a drop names can differ between
+    // runs: the engine ranks ties by ingest time, in milliseconds, then by
+    // id, and two documents decided in the same millisecond tie. So the
+    // runs must agree on every document's action and reason kind, and on
+    // everything else where no drop is involved.
+    let shape = |v: &[Value]| -> Vec<Value> {
+        v.iter()
+            .map(|d| {
+                let mut d = d.clone();
+                if d["action"] == "drop" {
+                    let o = d.as_object_mut().unwrap();
+                    o.remove("matched_doc_id");
+                    o.remove("matched_source");
+                    let kind = o["reason"]["kind"].clone();
+                    o.insert("reason".into(), kind);
+                }
+                d
+            })
+            .collect()
+    };
     for (name, input, stdin, extra) in runs {
         let got = ingest_decisions(&dir, name, input, stdin, extra);
-        assert_eq!(got, want, "{name}");
+        assert_eq!(shape(&got), shape(&want), "{name}");
     }
     let out = txtfp(&["store", "ingest", SAMPLE, "--root", "x", "--batch", "0"]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
