@@ -1,13 +1,16 @@
 //! Global store batch ingest as the store grows: documents per second for
-//! each step of documents ingested, and the store's bytes on disk per
-//! document, on the embedded backend with every kind on.
+//! each step of documents ingested, the slowest batch of the step (a
+//! checkpoint, or a merge when merges are not in the background), and the
+//! store's bytes on disk per document, on the embedded backend with every
+//! kind on.
 //!
 //! ```sh
 //! zstd -dc /work/scale/gen-1g/part-*.jsonl.zst > /tmp/gen-1g.jsonl
 //! cargo run --release --features store --example store_growth -- /tmp/gen-1g.jsonl 50000 1024
 //! ```
 //! Arguments: a JSONL file (`id`, `text`, optional `src`), the step in
-//! documents, the batch size.
+//! documents, the batch size, and optionally `max_candidates` (members read
+//! per lookup key; default 10,000).
 
 use std::io::BufRead;
 use std::time::Instant;
@@ -18,15 +21,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
-        .ok_or("usage: store_growth FILE [STEP] [BATCH]")?;
+        .ok_or("usage: store_growth FILE [STEP] [BATCH] [MAX_CANDIDATES]")?;
     let step: usize = args.next().map_or(Ok(50_000), |s| s.parse())?;
     let batch: usize = args.next().map_or(Ok(1024), |s| s.parse())?;
+    let cap: Option<usize> = args.next().map(|s| s.parse()).transpose()?;
     let dir = std::env::temp_dir().join(format!("txtfp-store-growth-{}", std::process::id()));
     let mut cfg = GlobalStoreConfig::default();
     cfg.root_path = dir.clone();
+    if let Some(cap) = cap {
+        cfg.max_candidates = cap;
+    }
     let store = GlobalFingerprintStore::open(cfg)?;
-    println!("stored\tdocs/s\tMB/s\tdisk bytes/doc");
+    println!("stored\tdocs/s\tMB/s\tslowest batch ms\tdisk bytes/doc");
     let (mut stored, mut step_docs, mut step_bytes) = (0usize, 0usize, 0usize);
+    let mut slowest = 0f64;
     let mut t = Instant::now();
     let mut pending: Vec<IncomingDocument> = Vec::with_capacity(batch);
     let mut lines = std::io::BufReader::new(std::fs::File::open(&path)?).lines();
@@ -44,7 +52,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             pending.push(IncomingDocument::new(id, text, src));
         }
         if pending.len() == batch || (line.is_none() && !pending.is_empty()) {
-            for r in store.ingest_batch(&pending)? {
+            let started = Instant::now();
+            let results = store.ingest_batch(&pending)?;
+            slowest = slowest.max(started.elapsed().as_secs_f64() * 1e3);
+            for r in results {
                 if let Err(e) = r
                     && !matches!(e, txtfp::Error::InvalidInput(_))
                 {
@@ -62,12 +73,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map(|m| m.len())
                 .sum();
             println!(
-                "{stored}\t{:.0}\t{:.2}\t{:.0}",
+                "{stored}\t{:.0}\t{:.2}\t{slowest:.0}\t{:.0}",
                 step_docs as f64 / s,
                 step_bytes as f64 / 1e6 / s,
                 disk as f64 / stored as f64
             );
-            (step_docs, step_bytes) = (0, 0);
+            (step_docs, step_bytes, slowest) = (0, 0, 0.0);
             t = Instant::now();
         }
         if line.is_none() {

@@ -194,14 +194,14 @@ pub(crate) fn estimated_jaccard(a: &[u64], b: &[u64]) -> f64 {
 /// window is hashed only when it holds words no earlier chunk covered, so
 /// a document of fewer than `size` words is one chunk.
 pub(crate) fn chunk_hashes(canonical: &str, size: usize, stride: usize) -> Vec<[u8; 32]> {
+    // The word scanner the sketches use (token-identical to UAX #29's
+    // `unicode_words`, property-tested), not the general state machine.
     let mut words: Vec<&str> = Vec::new();
-    if let crate::tokenize::TokenStream::Borrowed(it) = WordTokenizer.tokens(canonical) {
-        words.extend(it);
-    } else {
-        // The word tokenizer always borrows; an owned stream would need a
-        // copy of every word, which this path avoids by design.
-        return Vec::new();
-    }
+    crate::tokenize::word::for_each_word_span(canonical, |s, e| {
+        if let Some(w) = canonical.get(s..e) {
+            words.push(w);
+        }
+    });
     let (size, stride) = (size.max(1), stride.max(1));
     let mut out = Vec::new();
     let mut start = 0usize;

@@ -17,7 +17,16 @@ use crate::{Error, Result};
 pub struct PreparedBatch {
     params: super::HashParams,
     docs: Vec<IncomingDocument>,
-    parts: Vec<Result<(Prepared, Lookup)>>,
+    parts: Vec<Result<Fingerprinted>>,
+}
+
+/// One document's fingerprints, lookup keys and records (stamped with the
+/// time only at its turn to be decided): everything that does not depend
+/// on the store, computed on any thread.
+struct Fingerprinted {
+    prepared: Prepared,
+    lookup: Lookup,
+    records: Vec<FingerprintRecord>,
 }
 
 impl PreparedBatch {
@@ -32,6 +41,7 @@ struct Ready<'a> {
     doc: &'a IncomingDocument,
     prepared: Prepared,
     lookup: Lookup,
+    records: Vec<FingerprintRecord>,
 }
 
 impl GlobalFingerprintStore {
@@ -47,14 +57,15 @@ impl GlobalFingerprintStore {
     /// `max_doc_bytes`, or a text without words; [`Error::Store`] when the
     /// backend fails (nothing of this document is then stored).
     pub fn ingest(&self, doc: &IncomingDocument) -> Result<DecisionRecord> {
-        let (prepared, lookup) = self.prepare(doc)?;
-        let ready = Ready {
+        let f = self.prepare(doc)?;
+        let mut ready = Ready {
             doc,
-            prepared,
-            lookup,
+            prepared: f.prepared,
+            lookup: f.lookup,
+            records: f.records,
         };
-        let (now, records) = self.stamp(&ready);
-        let inc = ready.incoming(&records, now);
+        let now = ready.stamp();
+        let inc = ready.incoming(now);
         let engine = self.engine();
         let mut out = None;
         self.backend
@@ -151,7 +162,7 @@ impl GlobalFingerprintStore {
         self.decide_all(&batch.docs, batch.parts)
     }
 
-    fn prepare_all(&self, docs: &[IncomingDocument]) -> Vec<Result<(Prepared, Lookup)>> {
+    fn prepare_all(&self, docs: &[IncomingDocument]) -> Vec<Result<Fingerprinted>> {
         use rayon::prelude::*;
         docs.par_iter().map(|doc| self.prepare(doc)).collect()
     }
@@ -161,19 +172,20 @@ impl GlobalFingerprintStore {
     fn decide_all(
         &self,
         docs: &[IncomingDocument],
-        parts: Vec<Result<(Prepared, Lookup)>>,
+        parts: Vec<Result<Fingerprinted>>,
     ) -> Result<Vec<Result<DecisionRecord>>> {
         let mut out: Vec<Result<DecisionRecord>> = Vec::with_capacity(docs.len());
         let mut ready: Vec<Ready<'_>> = Vec::new();
         let mut slots: Vec<usize> = Vec::new();
         for (doc, r) in docs.iter().zip(parts) {
             match r {
-                Ok((prepared, lookup)) => {
+                Ok(f) => {
                     slots.push(out.len());
                     ready.push(Ready {
                         doc,
-                        prepared,
-                        lookup,
+                        prepared: f.prepared,
+                        lookup: f.lookup,
+                        records: f.records,
                     });
                     out.push(Err(Error::Store("not decided".into())));
                 }
@@ -186,13 +198,13 @@ impl GlobalFingerprintStore {
         self.backend
             .update_many(&lookups, self.config.max_candidates, &mut |i, snap| {
                 let r = ready
-                    .get(i)
+                    .get_mut(i)
                     .ok_or_else(|| Error::Store(format!("backend asked for item {i}")))?;
                 // Stamped at its turn, not while fingerprinting (which runs
                 // out of order on many threads): ties between equally ranked
                 // matches go to the older, as one ingest after another.
-                let (now, records) = self.stamp(r);
-                let (d, ws) = engine.decide(&r.incoming(&records, now), snap);
+                let now = r.stamp();
+                let (d, ws) = engine.decide(&r.incoming(now), snap);
                 decided[i] = Some(d);
                 Ok(ws)
             })?;
@@ -203,7 +215,7 @@ impl GlobalFingerprintStore {
     }
 
     /// Validates and fingerprints one document.
-    fn prepare(&self, doc: &IncomingDocument) -> Result<(Prepared, Lookup)> {
+    fn prepare(&self, doc: &IncomingDocument) -> Result<Fingerprinted> {
         check_id("doc_id", &doc.doc_id)?;
         check_id("source", &doc.source)?;
         if doc.text.len() > self.config.max_doc_bytes {
@@ -216,17 +228,16 @@ impl GlobalFingerprintStore {
         }
         let prepared = self.hasher.prepare(&doc.doc_id, &doc.text)?;
         let lookup = self.hasher.lookup(&doc.doc_id, &prepared);
-        Ok((prepared, lookup))
+        let records = self.records(doc, &prepared);
+        Ok(Fingerprinted {
+            prepared,
+            lookup,
+            records,
+        })
     }
 
-    /// The time of a document's ingest and its records, made at its turn.
-    fn stamp(&self, r: &Ready<'_>) -> (u64, Vec<FingerprintRecord>) {
-        let now = now_ms();
-        (now, self.records(r.doc, &r.prepared, now))
-    }
-
-    /// The fingerprint records of one document.
-    fn records(&self, doc: &IncomingDocument, p: &Prepared, now: u64) -> Vec<FingerprintRecord> {
+    /// The fingerprint records of one document, not yet stamped.
+    fn records(&self, doc: &IncomingDocument, p: &Prepared) -> Vec<FingerprintRecord> {
         let c = &self.config;
         let rec = |kind: FingerprintType,
                    id: String,
@@ -241,7 +252,7 @@ impl GlobalFingerprintStore {
                 chunk_id: chunk,
                 source: doc.source.clone(),
                 language: doc.language.clone(),
-                created_at: now,
+                created_at: 0,
                 fingerprint_version: c.fingerprint_version.clone(),
                 hash_params: params,
             }
@@ -292,13 +303,22 @@ impl GlobalFingerprintStore {
 }
 
 impl Ready<'_> {
-    fn incoming<'r>(&'r self, records: &'r [FingerprintRecord], now: u64) -> Incoming<'r> {
+    /// Stamps the records with the time now, and returns it.
+    fn stamp(&mut self) -> u64 {
+        let now = now_ms();
+        for r in &mut self.records {
+            r.created_at = now;
+        }
+        now
+    }
+
+    fn incoming(&self, now: u64) -> Incoming<'_> {
         Incoming {
             doc_id: &self.doc.doc_id,
             source: &self.doc.source,
             language: self.doc.language.as_deref(),
             prepared: &self.prepared,
-            records,
+            records: &self.records,
             now,
         }
     }

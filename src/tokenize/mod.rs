@@ -20,7 +20,7 @@ pub(crate) mod fused;
 mod grapheme;
 pub(crate) mod mixed_words;
 mod shingle;
-mod word;
+pub(crate) mod word;
 
 #[cfg(feature = "cjk")]
 pub use cjk::{CjkSegmenter, CjkTokenizer};

@@ -322,6 +322,46 @@ pub trait StoreBackend: Send + Sync {
     fn counters(&self) -> Result<BTreeMap<String, i64>>;
 }
 
+/// A backend behind an [`Arc`](std::sync::Arc) is a backend: the store
+/// and the code that opened it can both hold it (for instance to call
+/// [`EmbeddedBackend::wait_for_merges`](crate::store::backend::EmbeddedBackend::wait_for_merges)
+/// while the store ingests).
+impl<T: StoreBackend + ?Sized> StoreBackend for std::sync::Arc<T> {
+    fn init_params(&self, params_json: &str) -> Result<String> {
+        (**self).init_params(params_json)
+    }
+
+    fn snapshot(&self, lookup: &Lookup, limit: usize) -> Result<Snapshot> {
+        (**self).snapshot(lookup, limit)
+    }
+
+    fn update(
+        &self,
+        lookup: &Lookup,
+        limit: usize,
+        decide: &mut dyn FnMut(&Snapshot) -> Result<WriteSet>,
+    ) -> Result<()> {
+        (**self).update(lookup, limit, decide)
+    }
+
+    fn update_many(
+        &self,
+        lookups: &[Lookup],
+        limit: usize,
+        decide: &mut dyn FnMut(usize, &Snapshot) -> Result<WriteSet>,
+    ) -> Result<()> {
+        (**self).update_many(lookups, limit, decide)
+    }
+
+    fn document(&self, doc_id: &str) -> Result<Option<CandidateDoc>> {
+        (**self).document(doc_id)
+    }
+
+    fn counters(&self) -> Result<BTreeMap<String, i64>> {
+        (**self).counters()
+    }
+}
+
 /// Primitive reads a backend offers to [`read_snapshot`], as stored
 /// strings (JSON for entries and records, encoded members for buckets),
 /// in batches so that a networked backend makes one round trip per

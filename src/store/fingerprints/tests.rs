@@ -90,3 +90,47 @@ proptest::proptest! {
         proptest::prop_assert_eq!(parse_signature(&text), parse_signature_reference(&text));
     }
 }
+
+/// Chunk hashes by the definition: `unicode-segmentation`'s words, each
+/// window joined by one space.
+fn chunk_hashes_reference(canonical: &str, size: usize, stride: usize) -> Vec<[u8; 32]> {
+    use unicode_segmentation::UnicodeSegmentation;
+    let words: Vec<&str> = canonical.unicode_words().collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < words.len() {
+        let end = (start + size).min(words.len());
+        out.push(Sha256::digest(words[start..end].join(" ").as_bytes()).into());
+        if end == words.len() {
+            break;
+        }
+        start += stride;
+    }
+    out
+}
+
+proptest::proptest! {
+    /// The chunks of mixed-script text (Latin with accents, CJK, kana,
+    /// Devanagari with combining marks, emoji, digits with separators,
+    /// spaces before combining marks) equal the definition's.
+    #[test]
+    fn chunk_hashes_equal_the_unicode_words_definition(
+        parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "word", " ", "  ", "Café", "naïve", "日本語", "かな", "カナ", "हिन्दी",
+                " \u{93E}", "🙂", "1,000.5", "x_y", "don't", "\u{200d}", "٣٤", ".", ",",
+                "\n", "Ελληνικά", "한국어", "a.b", "e\u{301}",
+            ]),
+            0..60,
+        ),
+        size in 1usize..6,
+        stride in 1usize..6,
+    ) {
+        let text: String = parts.concat();
+        let stride = stride.min(size);
+        proptest::prop_assert_eq!(
+            chunk_hashes(&text, size, stride),
+            chunk_hashes_reference(&text, size, stride)
+        );
+    }
+}

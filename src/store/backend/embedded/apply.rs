@@ -4,11 +4,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::Strings;
 use super::log::HEADER;
+use super::segment::Segment;
+use super::tables::Merge;
 use super::{
     DOCS, FORMAT, Hot, Inner, LOG_FILE, Layout, MANIFEST, Manifest, Op, Record, TAG_CHUNKS,
     TAG_IDS, bands_of, chunk_of, digest_chunk, digest_id, digest64, encode_doc, io, op_code,
@@ -485,20 +487,36 @@ impl Inner {
         Ok(())
     }
 
+    /// A fresh segment path.
+    pub(super) fn segment_name(&mut self) -> PathBuf {
+        let p = self.root.join(format!("seg-{:06}.seg", self.next_segment));
+        self.next_segment += 1;
+        p
+    }
+
     /// Writes the recent part as a segment, the moved and new slots of
     /// `docs.idx`, then the manifest; removes what the manifest no longer
-    /// names.
+    /// names. Merges run here only while the store is opening (or
+    /// migrating); after that the merge thread runs them. Reports an error
+    /// the merge thread met since the last checkpoint.
     pub(super) fn checkpoint(&mut self) -> Result<()> {
-        let root = self.root.clone();
-        let mut next = self.manifest.next_segment;
-        let mut name = || {
-            let p = root.join(format!("seg-{next:06}.seg"));
-            next += 1;
-            p
+        let first = self.segment_name();
+        let retired = if self.merge_inline {
+            let root = self.root.clone();
+            let mut next = self.next_segment;
+            let mut name = || {
+                let p = root.join(format!("seg-{next:06}.seg"));
+                next += 1;
+                p
+            };
+            let r = self.tables.checkpoint(&first, &mut name);
+            self.next_segment = next;
+            r?
+        } else {
+            self.tables.flush(&first)?;
+            Vec::new()
         };
-        let first = name();
-        let retired = self.tables.checkpoint(&first, &mut name)?;
-        let docs_path = root.join(DOCS);
+        let docs_path = self.root.join(DOCS);
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -531,23 +549,51 @@ impl Inner {
             log_end: self.log_end(),
             docs: u32::try_from(self.offsets.len())
                 .map_err(|_| Error::Store("embedded store: over 4 billion documents".into()))?,
-            segments: self
-                .tables
-                .segments()
-                .iter()
-                .filter_map(|s| Some(s.path().file_name()?.to_string_lossy().into_owned()))
-                .collect(),
-            next_segment: next,
+            segments: Vec::new(),
+            next_segment: 0,
             strings: (0..self.strings.len() as u32)
                 .filter_map(|i| self.strings.get(i).map(str::to_owned))
                 .collect(),
             counters: self.counters.clone(),
         };
+        self.write_manifest(manifest)?;
+        self.moved.clear();
+        for p in retired {
+            let _ = std::fs::remove_file(p);
+        }
+        match self.merge_error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes `manifest` with the current segment list, durably.
+    fn write_manifest(&mut self, mut manifest: Manifest) -> Result<()> {
+        manifest.segments = self
+            .tables
+            .segments()
+            .iter()
+            .filter_map(|s| Some(s.path().file_name()?.to_string_lossy().into_owned()))
+            .collect();
+        manifest.next_segment = self.next_segment;
         let json = serde_json::to_vec(&manifest)
             .map_err(|e| Error::Store(format!("encoding the store manifest: {e}")))?;
-        write_durable(&root.join(MANIFEST), &json)?;
+        write_durable(&self.root.join(MANIFEST), &json)?;
         self.manifest = manifest;
-        self.moved.clear();
+        Ok(())
+    }
+
+    /// Puts the result of a background merge in place and records the new
+    /// segment list (the rest of the manifest is unchanged: the merged
+    /// segment holds exactly what the two it replaces held). A merge the
+    /// list changed under is dropped.
+    pub(super) fn install(&mut self, m: &Merge, merged: Segment) -> Result<()> {
+        let path = merged.path().to_path_buf();
+        let Some(retired) = self.tables.install(m, merged) else {
+            let _ = std::fs::remove_file(path);
+            return Ok(());
+        };
+        self.write_manifest(self.manifest.clone())?;
         for p in retired {
             let _ = std::fs::remove_file(p);
         }

@@ -38,19 +38,46 @@ pub(crate) fn blocks_for(pairs: usize) -> usize {
     (pairs * BITS_PER_KEY).div_ceil(BLOCK_BYTES * 8)
 }
 
-/// The filter's words for `pairs` (repeats allowed), in `blocks` blocks.
-pub(crate) fn build(pairs: impl Iterator<Item = (usize, u32)>, blocks: usize) -> Vec<u64> {
-    let mut words = vec![0u64; blocks * 8];
-    if blocks == 0 {
-        return words;
-    }
-    for (tag, key) in pairs {
-        let (block, bits) = place(hash(tag, key), blocks);
-        for b in bits {
-            words[block * 8 + usize::from(b / 64)] |= 1 << (b % 64);
+/// A filter being built.
+pub(crate) struct Filter {
+    blocks: usize,
+    words: Vec<u64>,
+}
+
+impl Filter {
+    /// An empty filter of `blocks` blocks.
+    pub(crate) fn new(blocks: usize) -> Self {
+        Self {
+            blocks,
+            words: vec![0; blocks * 8],
         }
     }
-    words
+
+    /// Adds `(tag, key)` (a no-op on a filter of no blocks).
+    pub(crate) fn insert(&mut self, tag: usize, key: u32) {
+        if self.blocks == 0 {
+            return;
+        }
+        let (block, bits) = place(hash(tag, key), self.blocks);
+        for b in bits {
+            self.words[block * 8 + usize::from(b / 64)] |= 1 << (b % 64);
+        }
+    }
+
+    /// The words, block after block.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+}
+
+/// The filter's words for `pairs` (repeats allowed), in `blocks` blocks.
+#[cfg(test)]
+pub(crate) fn build(pairs: impl Iterator<Item = (usize, u32)>, blocks: usize) -> Vec<u64> {
+    let mut f = Filter::new(blocks);
+    for (tag, key) in pairs {
+        f.insert(tag, key);
+    }
+    f.words
 }
 
 /// Whether the filter of `blocks` blocks may hold `(tag, key)`; `word`

@@ -14,11 +14,13 @@
 //! A commit is one frame synced to the log (group commit: a batch of any
 //! size costs one `fsync`), so a decision is durable when `update`
 //! returns. Opening replays the log after the checkpoint into the recent
-//! part. A checkpoint writes the recent part as a segment, merges segments
-//! of similar size, and then (atomically) a new `MANIFEST`; a process
-//! killed at any moment leaves the previous manifest, whose log tail is
-//! replayed. Segments and `docs.idx` are derived from the log: a damaged
-//! one is rebuilt from it (see [`EmbeddedBackend::recovered`]).
+//! part. A checkpoint writes the recent part as a segment and then
+//! (atomically) a new `MANIFEST`; a thread of the backend's own merges
+//! segments of similar size meanwhile, one tag at a time and without the
+//! lock, and records each result with a new manifest. A process killed at
+//! any moment leaves the previous manifest, whose log tail is replayed.
+//! Segments and `docs.idx` are derived from the log: a damaged one is
+//! rebuilt from it (see [`EmbeddedBackend::recovered`]).
 
 mod bloom;
 pub(crate) mod codec;
@@ -38,7 +40,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +74,10 @@ const CHECKPOINT_ENTRIES: usize = 1 << 20;
 /// Log bytes since the checkpoint that trigger one (bounds the replay at
 /// open).
 const CHECKPOINT_LOG_BYTES: u64 = 256 << 20;
+/// Segments beyond which a checkpoint waits for the merge thread: each
+/// lookup probes every segment's filter, so ingestion faster than merging
+/// must not pile them up.
+const MAX_SEGMENTS: usize = 24;
 
 /// Tags of the lookup tables: the ids, the chunks, then each SimHash table
 /// and each MinHash band.
@@ -82,10 +91,23 @@ const TAG_CHUNKS: u16 = 1;
 /// every commit before them. One process at a time opens a store; many
 /// processes share one through the Redis backend.
 pub struct EmbeddedBackend {
-    inner: Mutex<Inner>,
+    shared: Arc<Shared>,
+    merger: Option<JoinHandle<()>>,
     checkpoint_entries: usize,
+    max_segments: usize,
     recovered: Vec<String>,
     _lock: File,
+}
+
+/// What the backend shares with its merge thread.
+struct Shared {
+    inner: Mutex<Inner>,
+    /// Signalled when a checkpoint adds a segment, a merge is installed or
+    /// the store closes.
+    wake: Condvar,
+    /// The store is closing: the merge thread stops (a merge under way is
+    /// dropped; its file is swept at the next open).
+    stop: AtomicBool,
 }
 
 /// What the stored parameters decide about the tables.
@@ -294,6 +316,14 @@ struct Inner {
     /// Records read lately (see `hot_record`); a record rewritten is
     /// dropped from it.
     hot: core::cell::RefCell<hashbrown::HashMap<u32, std::sync::Arc<Hot>>>,
+    /// Number for the next segment file.
+    next_segment: u64,
+    /// Checkpoints merge segments themselves (while opening, before the
+    /// merge thread runs, and when it has stopped).
+    merge_inline: bool,
+    /// What the last background merge failed with, reported by the next
+    /// checkpoint.
+    merge_error: Option<Error>,
 }
 
 /// A record read lately, with its band keys once a lookup needed them: in
@@ -365,10 +395,23 @@ impl EmbeddedBackend {
             )));
         }
         let mut recovered = Vec::new();
-        let inner = Inner::load(root_path, &mut recovered)?;
-        Ok(Self {
+        let mut inner = Inner::load(root_path, &mut recovered)?;
+        inner.merge_inline = false;
+        let shared = Arc::new(Shared {
             inner: Mutex::new(inner),
+            wake: Condvar::new(),
+            stop: AtomicBool::new(false),
+        });
+        let for_thread = Arc::clone(&shared);
+        let merger = std::thread::Builder::new()
+            .name("txtfp-store-merge".into())
+            .spawn(move || merge_loop(&for_thread))
+            .map_err(|e| io(root_path, "cannot start the segment merge thread", e))?;
+        Ok(Self {
+            shared,
+            merger: Some(merger),
             checkpoint_entries: CHECKPOINT_ENTRIES,
+            max_segments: MAX_SEGMENTS,
             recovered,
             _lock: lock,
         })
@@ -398,19 +441,128 @@ impl EmbeddedBackend {
     ///
     /// [`Error::Io`] naming the file.
     pub fn checkpoint(&self) -> Result<()> {
-        self.lock()?.checkpoint()
+        let done = self.lock()?.checkpoint();
+        self.shared.wake.notify_all();
+        done
+    }
+
+    /// Waits until the merge thread has run every merge the segments call
+    /// for (benchmarks and tests measure a settled store with it).
+    ///
+    /// # Errors
+    ///
+    /// What a merge failed with: [`Error::Corrupt`] naming a damaged
+    /// segment, [`Error::Io`].
+    pub fn wait_for_merges(&self) -> Result<()> {
+        let mut g = self.lock()?;
+        loop {
+            if let Some(e) = g.merge_error.take() {
+                return Err(e);
+            }
+            if g.tables.plan().is_none() {
+                return Ok(());
+            }
+            g = self.wait(g)?;
+        }
     }
 
     fn lock(&self) -> Result<MutexGuard<'_, Inner>> {
         let mut g = self
+            .shared
             .inner
             .lock()
             .map_err(|_| Error::Store("embedded store: a writer panicked".into()))?;
         if g.stale {
             let mut notes = Vec::new();
             *g = Inner::load(&g.root.clone(), &mut notes)?;
+            g.merge_inline = self.merger.as_ref().is_none_or(JoinHandle::is_finished);
         }
         Ok(g)
+    }
+
+    /// Waits for the merge thread to change something. When it is not
+    /// running (it cannot have been started, or it ended on a broken
+    /// lock), runs the pending merges here instead.
+    fn wait<'a>(&'a self, mut g: MutexGuard<'a, Inner>) -> Result<MutexGuard<'a, Inner>> {
+        if self.merger.as_ref().is_none_or(JoinHandle::is_finished) {
+            g.merge_inline = true;
+            while let Some(m) = g.tables.plan() {
+                let out = g.segment_name();
+                let merged = m.run(&out, &AtomicBool::new(false))?;
+                g.install(&m, merged)?;
+            }
+            return Ok(g);
+        }
+        let (g, _) = self
+            .shared
+            .wake
+            .wait_timeout(g, Duration::from_millis(100))
+            .map_err(|_| Error::Store("embedded store: a writer panicked".into()))?;
+        Ok(g)
+    }
+}
+
+impl Drop for EmbeddedBackend {
+    fn drop(&mut self) {
+        self.stop_merging();
+    }
+}
+
+impl EmbeddedBackend {
+    /// Stops the merge thread and waits for it; merges run inline from
+    /// then on.
+    fn stop_merging(&mut self) {
+        {
+            // Under the lock, so the thread cannot miss the signal between
+            // its check and its wait.
+            let _g = self.shared.inner.lock();
+            self.shared.stop.store(true, Ordering::Relaxed);
+        }
+        self.shared.wake.notify_all();
+        if let Some(h) = self.merger.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The merge thread: takes the next merge under the lock, runs it without,
+/// installs it under the lock again, until the store closes.
+fn merge_loop(shared: &Shared) {
+    loop {
+        let (m, out) = {
+            let Ok(mut g) = shared.inner.lock() else {
+                return;
+            };
+            loop {
+                if shared.stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                if !g.stale
+                    && g.merge_error.is_none()
+                    && let Some(m) = g.tables.plan()
+                {
+                    break (m, g.segment_name());
+                }
+                g = match shared.wake.wait(g) {
+                    Ok(g) => g,
+                    Err(_) => return,
+                };
+            }
+        };
+        let merged = m.run(&out, &shared.stop);
+        let Ok(mut g) = shared.inner.lock() else {
+            return;
+        };
+        let done = match merged {
+            Ok(seg) => g.install(&m, seg),
+            Err(_) if shared.stop.load(Ordering::Relaxed) => return,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = done {
+            g.merge_error = Some(e);
+        }
+        drop(g);
+        shared.wake.notify_all();
     }
 }
 
@@ -544,7 +696,11 @@ impl Inner {
             fresh: Vec::new(),
             replayed_to: 0,
             hot: core::cell::RefCell::default(),
+            next_segment: 0,
+            merge_inline: true,
+            merge_error: None,
         };
+        inner.next_segment = inner.manifest.next_segment;
         let from = inner.manifest.log_end;
         inner.replayed_to = from;
         let (log, torn) = Log::open(&log_path, from, &mut |at, payload| inner.frame(at, payload))?;
@@ -686,6 +842,13 @@ impl StoreBackend for EmbeddedBackend {
             || g.log_end() - g.manifest.log_end >= CHECKPOINT_LOG_BYTES
         {
             g.checkpoint()?;
+            self.shared.wake.notify_all();
+            while g.tables.segments().len() > self.max_segments && g.tables.plan().is_some() {
+                if let Some(e) = g.merge_error.take() {
+                    return Err(e);
+                }
+                g = self.wait(g)?;
+            }
         }
         Ok(())
     }

@@ -20,8 +20,10 @@
 //! read whole sections and check them too). Segments of the first format
 //! (`TXFSEG01`, no filter fields) are still read, without a filter.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
@@ -95,68 +97,28 @@ fn io(path: &Path, what: &str, e: std::io::Error) -> Error {
     ))
 }
 
-fn header_len(tags: usize, filter: bool) -> usize {
+pub(crate) fn header_len(tags: usize, filter: bool) -> usize {
     8 + 4 + tags * 20 + if filter { 12 } else { 0 } + 4
 }
 
 /// Writes `tags` as a segment at `path` (under a temporary name, synced,
 /// then renamed). Returns the number of entries.
+#[cfg(test)]
 pub(crate) fn write(path: &Path, tags: &[TagRuns]) -> Result<u64> {
+    write_streamed(path, tags.len(), &mut |t| Ok(Cow::Borrowed(&tags[t])))
+}
+
+/// Writes a segment of `tags` tags at `path`, asking `next` for each tag's
+/// runs in order: a merge holds one tag in memory, never the whole
+/// segment. An error from `next` abandons the file. Returns the number of
+/// entries.
+pub(crate) fn write_streamed<'a>(
+    path: &Path,
+    tags: usize,
+    next: &mut dyn FnMut(usize) -> Result<Cow<'a, TagRuns>>,
+) -> Result<u64> {
     let tmp = path.with_extension("tmp");
-    let result = (|| -> std::io::Result<u64> {
-        let file = File::create(&tmp)?;
-        let mut out = BufWriter::with_capacity(1 << 20, &file);
-        // Distinct keys per tag: the adds are sorted by key.
-        let keys = || {
-            tags.iter().enumerate().flat_map(|(t, r)| {
-                let mut last = None;
-                r.adds.iter().filter_map(move |e| {
-                    let k = (e >> 32) as u32;
-                    (last.replace(k) != Some(k)).then_some((t, k))
-                })
-            })
-        };
-        let blocks = bloom::blocks_for(keys().count());
-        let filter = bloom::build(keys(), blocks);
-        let mut filter_crc = crc32fast::Hasher::new();
-        for w in &filter {
-            filter_crc.update(&w.to_le_bytes());
-        }
-        let mut head = Vec::with_capacity(header_len(tags.len(), true));
-        head.extend_from_slice(MAGIC);
-        head.extend_from_slice(&(tags.len() as u32).to_le_bytes());
-        let mut entries = 0u64;
-        for t in tags {
-            let mut crc = crc32fast::Hasher::new();
-            for e in t.adds.iter().chain(&t.removes) {
-                crc.update(&e.to_le_bytes());
-            }
-            head.extend_from_slice(&(t.adds.len() as u64).to_le_bytes());
-            head.extend_from_slice(&(t.removes.len() as u64).to_le_bytes());
-            head.extend_from_slice(&crc.finalize().to_le_bytes());
-            entries += (t.adds.len() + t.removes.len()) as u64;
-        }
-        head.extend_from_slice(&(blocks as u64).to_le_bytes());
-        head.extend_from_slice(&filter_crc.finalize().to_le_bytes());
-        let crc = crc32fast::hash(&head);
-        head.extend_from_slice(&crc.to_le_bytes());
-        out.write_all(&head)?;
-        for t in tags {
-            for e in t.adds.iter().chain(&t.removes) {
-                out.write_all(&e.to_le_bytes())?;
-            }
-            for e in t.adds.iter().step_by(BLOCK) {
-                out.write_all(&((e >> 32) as u32).to_le_bytes())?;
-            }
-        }
-        for w in &filter {
-            out.write_all(&w.to_le_bytes())?;
-        }
-        out.flush()?;
-        drop(out);
-        file.sync_all()?;
-        Ok(entries)
-    })();
+    let result = stream(&tmp, path, tags, next);
     match result {
         Ok(n) => {
             std::fs::rename(&tmp, path).map_err(|e| io(path, "cannot rename into place", e))?;
@@ -164,9 +126,101 @@ pub(crate) fn write(path: &Path, tags: &[TagRuns]) -> Result<u64> {
         }
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
-            Err(io(path, "cannot write", e))
+            Err(e)
         }
     }
+}
+
+fn stream<'a>(
+    tmp: &Path,
+    path: &Path,
+    tags: usize,
+    next: &mut dyn FnMut(usize) -> Result<Cow<'a, TagRuns>>,
+) -> Result<u64> {
+    let fail = |e: std::io::Error| io(path, "cannot write", e);
+    // Read as well: the filter is built from the entries written.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(tmp)
+        .map_err(fail)?;
+    let mut out = BufWriter::with_capacity(1 << 20, &file);
+    // The header goes first but is known last: a placeholder now.
+    let head_len = header_len(tags, true);
+    out.write_all(&vec![0u8; head_len]).map_err(fail)?;
+    let mut head = Vec::with_capacity(head_len);
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&(tags as u32).to_le_bytes());
+    // Where each tag's adds start, and how many there are: the filter is
+    // built from them once the distinct keys are counted.
+    let mut sections = Vec::with_capacity(tags);
+    let (mut at, mut entries, mut distinct) = (head_len as u64, 0u64, 0usize);
+    for t in 0..tags {
+        let runs = next(t)?;
+        let mut crc = crc32fast::Hasher::new();
+        let mut bytes = Vec::with_capacity(BLOCK * 8);
+        for chunk in runs.adds.chunks(BLOCK).chain(runs.removes.chunks(BLOCK)) {
+            bytes.clear();
+            for e in chunk {
+                bytes.extend_from_slice(&e.to_le_bytes());
+            }
+            crc.update(&bytes);
+            out.write_all(&bytes).map_err(fail)?;
+        }
+        for e in runs.adds.iter().step_by(BLOCK) {
+            out.write_all(&((e >> 32) as u32).to_le_bytes())
+                .map_err(fail)?;
+        }
+        let mut last = None;
+        distinct += runs
+            .adds
+            .iter()
+            .filter(|&&e| last.replace(e >> 32) != Some(e >> 32))
+            .count();
+        head.extend_from_slice(&(runs.adds.len() as u64).to_le_bytes());
+        head.extend_from_slice(&(runs.removes.len() as u64).to_le_bytes());
+        head.extend_from_slice(&crc.finalize().to_le_bytes());
+        sections.push((at, runs.adds.len()));
+        let n = (runs.adds.len() + runs.removes.len()) as u64;
+        entries += n;
+        at += n * 8 + runs.adds.len().div_ceil(BLOCK) as u64 * 4;
+    }
+    out.flush().map_err(fail)?;
+    // The filter, from the adds just written (read back from the page
+    // cache: one sequential pass, no copy of the keys in memory).
+    let blocks = bloom::blocks_for(distinct);
+    let mut filter = bloom::Filter::new(blocks);
+    let mut buf = vec![0u8; BLOCK * 8 * 64];
+    for (t, &(from, adds)) in sections.iter().enumerate() {
+        let mut done = 0usize;
+        while done < adds {
+            let n = (adds - done).min(buf.len() / 8);
+            file.read_exact_at(&mut buf[..n * 8], from + done as u64 * 8)
+                .map_err(|e| io(path, "cannot read back", e))?;
+            for c in buf[..n * 8].chunks_exact(8) {
+                let e = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+                filter.insert(t, (e >> 32) as u32);
+            }
+            done += n;
+        }
+    }
+    let mut filter_crc = crc32fast::Hasher::new();
+    for w in filter.words() {
+        let b = w.to_le_bytes();
+        filter_crc.update(&b);
+        out.write_all(&b).map_err(fail)?;
+    }
+    head.extend_from_slice(&(blocks as u64).to_le_bytes());
+    head.extend_from_slice(&filter_crc.finalize().to_le_bytes());
+    let crc = crc32fast::hash(&head);
+    head.extend_from_slice(&crc.to_le_bytes());
+    out.flush().map_err(fail)?;
+    drop(out);
+    file.write_all_at(&head, 0).map_err(fail)?;
+    file.sync_all().map_err(fail)?;
+    Ok(entries)
 }
 
 impl Segment {

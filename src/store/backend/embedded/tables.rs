@@ -8,12 +8,15 @@
 //! filed once and unfiled when superseded), so a member is visible when
 //! some part adds it and no part removes it, whatever the order.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use hashbrown::{HashMap, HashSet};
 
 use super::segment::{self, Segment, TagRuns, entry};
-use crate::Result;
+use crate::{Error, Result};
 
 /// The tables of one store.
 pub(crate) struct Tables {
@@ -25,9 +28,11 @@ pub(crate) struct Tables {
     /// `(doc, next)`; `next` is [`END`], a removed member's doc [`GONE`].
     nodes: Vec<(u32, u32)>,
     removes: HashSet<(u16, u64)>,
+    /// Per tag, how many of `removes` are in it.
+    removes_per_tag: Vec<usize>,
     recent: usize,
-    /// Oldest first.
-    segments: Vec<Segment>,
+    /// Oldest first; shared with a merge running in the background.
+    segments: Vec<Arc<Segment>>,
 }
 
 /// A slot's members in the recent part.
@@ -53,11 +58,13 @@ fn slot(tag: u16, key: u32) -> u64 {
 impl Tables {
     /// Tables of `tags` tags over `segments` (oldest first).
     pub(crate) fn new(tags: usize, segments: Vec<Segment>) -> Self {
+        let segments = segments.into_iter().map(Arc::new).collect();
         Self {
             tags,
             heads: HashMap::new(),
             nodes: Vec::new(),
             removes: HashSet::new(),
+            removes_per_tag: vec![0; tags],
             recent: 0,
             segments,
         }
@@ -69,7 +76,7 @@ impl Tables {
     }
 
     /// The segments, oldest first.
-    pub(crate) fn segments(&self) -> &[Segment] {
+    pub(crate) fn segments(&self) -> &[Arc<Segment>] {
         &self.segments
     }
 
@@ -127,46 +134,51 @@ impl Tables {
             at = next;
         }
         if self.removes.insert((tag, entry(key, doc))) {
+            if let Some(n) = self.removes_per_tag.get_mut(usize::from(tag)) {
+                *n += 1;
+            }
             self.recent += 1;
         }
     }
 
     /// The docs filed under `key` in `tag`, ascending, at most `limit`.
     pub(crate) fn members(&self, tag: u16, key: u32, limit: usize) -> Vec<u32> {
-        // Only documents superseded since they were filed are removed:
-        // most tags of most stores have no removal to look up.
         let t = usize::from(tag);
-        let removing: Vec<&Segment> = self
-            .segments
-            .iter()
-            .filter(|s| s.removes_in(t) > 0)
-            .collect();
-        let removals = !self.removes.is_empty() || !removing.is_empty();
-        // Each segment is older than the next and lists a key's docs in
-        // ascending order, so the oldest `limit` overall are among the
-        // first `limit` of each: a crowded key costs `limit` per segment,
-        // not its size. (With removals in play the filter below may drop
-        // some, so everything is read.)
-        let most = if removals { usize::MAX } else { limit };
+        // Only documents superseded since they were filed are removed: most
+        // tags of most stores have no removal to look up.
+        let recent_removes = self.removes_per_tag.get(t).copied().unwrap_or(0);
+        let removals =
+            recent_removes + self.segments.iter().map(|s| s.removes_in(t)).sum::<usize>();
+        // Each part (segment or recent list) lists a key's docs in ascending
+        // order, so the oldest `limit` members overall are among the first
+        // `limit + removals` of each: every doc before one of them in its
+        // part is either an older member or removed. A crowded key costs
+        // that per part, not its size.
+        let most = limit.saturating_add(removals);
         let mut out = Vec::new();
         for s in &self.segments {
             if s.may_hold(t, key) {
                 s.adds(t, key, most, &mut out);
             }
         }
-        // Likewise the recent part's first `limit`, when its list is in
-        // ascending order: a crowded key costs `limit`, not the thousands
-        // filed since the last checkpoint.
+        // The recent list's first `most`, when it is in ascending order
+        // (documents are filed in the order they are numbered, so nearly
+        // always): not the thousands filed since the last checkpoint.
         let s = slot(tag, key);
-        let ascending = self.heads.get(&s).is_some_and(|l| l.ascending);
-        let recent_most = if ascending { most } else { usize::MAX };
-        out.extend(self.recent_members(s).take(recent_most));
+        if let Some(l) = self.heads.get(&s) {
+            let recent_most = if l.ascending { most } else { usize::MAX };
+            out.extend(self.recent_members(s).take(recent_most));
+        }
         out.sort_unstable();
         out.dedup();
-        if removals {
+        if removals > 0 {
             out.retain(|&d| {
-                !self.removes.contains(&(tag, entry(key, d)))
-                    && !removing.iter().any(|s| s.removes(t, key, d))
+                let recent = recent_removes > 0 && self.removes.contains(&(tag, entry(key, d)));
+                let stored = self
+                    .segments
+                    .iter()
+                    .any(|s| s.removes_in(t) > 0 && s.removes(t, key, d));
+                !recent && !stored
             });
         }
         out.truncate(limit);
@@ -196,67 +208,119 @@ impl Tables {
         runs
     }
 
-    /// Writes the recent part as the segment `path` and empties it, then
-    /// merges segments while the newest is at least half the size of the
-    /// one below it (sizes then fall geometrically, so a store of `n`
-    /// entries has about log2(n / flush size) segments and each entry is
-    /// rewritten about as many times). `name` makes a fresh segment path.
-    /// Returns the files no longer used (the caller deletes them once the
-    /// new list is durable).
+    /// Writes the recent part as the segment `path` (when it holds
+    /// anything) and empties it.
     ///
     /// # Errors
     ///
-    /// I/O errors and damaged segments, naming the file; the tables are
-    /// unchanged then.
+    /// I/O errors naming the file; the tables are unchanged then.
+    pub(crate) fn flush(&mut self, path: &Path) -> Result<()> {
+        if self.recent > 0 {
+            let mut runs = self.recent_runs();
+            segment::write_streamed(path, self.tags, &mut |t| {
+                Ok(Cow::Owned(core::mem::take(&mut runs[t])))
+            })?;
+            self.segments.push(Arc::new(Segment::open(path)?));
+        }
+        // Emptied, not dropped: the next recent part grows as large, and
+        // regrowing the map from nothing rehashes it a score of times.
+        self.heads.clear();
+        self.nodes.clear();
+        self.removes.clear();
+        self.removes_per_tag.iter_mut().for_each(|n| *n = 0);
+        self.recent = 0;
+        Ok(())
+    }
+
+    /// The merge the size rule asks for next, if any: the newest two
+    /// neighbours of which the newer is at least half the size of the
+    /// older. Merging until none is left makes sizes fall geometrically,
+    /// so a store of `n` entries has about log2(n / flush size) segments
+    /// and each entry is rewritten about as many times.
+    pub(crate) fn plan(&self) -> Option<Merge> {
+        let s = &self.segments;
+        let i = (1..s.len())
+            .rev()
+            .find(|&i| s[i].entries() * 2 >= s[i - 1].entries())?;
+        Some(Merge {
+            at: i - 1,
+            parts: [Arc::clone(&s[i - 1]), Arc::clone(&s[i])],
+            tags: self.tags,
+        })
+    }
+
+    /// Puts `merged`, the result of `m`, in place of the two segments it
+    /// merged. Returns their files (the caller deletes them once the new
+    /// list is durable), or `None` when the list changed under the merge
+    /// (the tables were reloaded) and `merged` is not used.
+    pub(crate) fn install(&mut self, m: &Merge, merged: Segment) -> Option<Vec<PathBuf>> {
+        let now = self.segments.get(m.at..m.at + 2)?;
+        if !now.iter().zip(&m.parts).all(|(a, b)| Arc::ptr_eq(a, b)) {
+            return None;
+        }
+        let retired = now.iter().map(|s| s.path().to_path_buf()).collect();
+        self.segments
+            .splice(m.at..m.at + 2, [Arc::new(merged)])
+            .for_each(drop);
+        Some(retired)
+    }
+
+    /// Flushes to `path`, then runs every merge the size rule asks for
+    /// (`name` makes a fresh segment path). Returns the files no longer
+    /// used.
+    ///
+    /// # Errors
+    ///
+    /// I/O errors and damaged segments, naming the file; what was merged
+    /// before the error stays merged.
     pub(crate) fn checkpoint(
         &mut self,
         path: &Path,
         name: &mut dyn FnMut() -> PathBuf,
     ) -> Result<Vec<PathBuf>> {
+        self.flush(path)?;
         let mut retired = Vec::new();
-        let runs = self.recent_runs();
-        let mut stack: Vec<Segment> = Vec::new();
-        if self.recent > 0 {
-            segment::write(path, &runs)?;
-            stack.push(Segment::open(path)?);
-        }
-        let mut segments: Vec<Segment> = core::mem::take(&mut self.segments);
-        segments.append(&mut stack);
-        while segments.len() >= 2 {
-            let n = segments.len();
-            if segments[n - 1].entries() * 2 < segments[n - 2].entries() {
-                break;
-            }
-            let bottom = n == 2;
+        while let Some(m) = self.plan() {
             let out = name();
-            let merged = (|| -> Result<Segment> {
-                let mut tags = Vec::with_capacity(self.tags);
-                for t in 0..self.tags {
-                    let parts = vec![segments[n - 2].read_tag(t)?, segments[n - 1].read_tag(t)?];
-                    tags.push(segment::merge_tag(parts, bottom));
-                }
-                segment::write(&out, &tags)?;
-                Segment::open(&out)
-            })();
-            match merged {
-                Ok(m) => {
-                    for old in segments.drain(n - 2..) {
-                        retired.push(old.path().to_path_buf());
-                    }
-                    segments.push(m);
-                }
-                Err(e) => {
-                    self.segments = segments;
-                    return Err(e);
-                }
-            }
+            let merged = m.run(&out, &AtomicBool::new(false))?;
+            retired.extend(self.install(&m, merged).unwrap_or_default());
         }
-        self.segments = segments;
-        self.heads = HashMap::new();
-        self.nodes = Vec::new();
-        self.removes = HashSet::new();
-        self.recent = 0;
         Ok(retired)
+    }
+}
+
+/// Two neighbouring segments to merge: chosen under the store's lock, run
+/// without it (the segments are immutable), installed under it again.
+pub(crate) struct Merge {
+    /// Where the older of the two is in the list.
+    at: usize,
+    parts: [Arc<Segment>; 2],
+    tags: usize,
+}
+
+impl Merge {
+    /// Writes the merged segment at `out` and opens it, one tag at a time.
+    /// Removals cancel what they remove; those left are dropped too when
+    /// the older part is the bottom of the stack (nothing older can hold
+    /// what they remove).
+    ///
+    /// # Errors
+    ///
+    /// Damaged parts and I/O errors, naming the file; [`Error::Store`]
+    /// when `stop` was set (the store is closing). Nothing is left at
+    /// `out` then.
+    pub(crate) fn run(&self, out: &Path, stop: &AtomicBool) -> Result<Segment> {
+        let bottom = self.at == 0;
+        segment::write_streamed(out, self.tags, &mut |t| {
+            if stop.load(Ordering::Relaxed) {
+                return Err(Error::Store(
+                    "segment merge stopped: the store is closing".into(),
+                ));
+            }
+            let parts = vec![self.parts[0].read_tag(t)?, self.parts[1].read_tag(t)?];
+            Ok(Cow::Owned(segment::merge_tag(parts, bottom)))
+        })?;
+        Segment::open(out)
     }
 }
 

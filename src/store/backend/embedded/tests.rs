@@ -528,3 +528,164 @@ proptest::proptest! {
         proptest::prop_assert_eq!(hot.owner(&h), super::owner_of(&h, &entry, &fps));
     }
 }
+
+/// A store over `b`, and a handle on `b` to wait for its merges.
+fn shared_store(
+    root: &Path,
+    b: EmbeddedBackend,
+) -> (std::sync::Arc<EmbeddedBackend>, GlobalFingerprintStore) {
+    let b = std::sync::Arc::new(b);
+    let backend = Box::new(std::sync::Arc::clone(&b));
+    let store = GlobalFingerprintStore::with_backend(config(root), backend).unwrap();
+    (b, store)
+}
+
+/// The segments on disk are exactly those the manifest names, and their
+/// sizes obey the merge rule (each under half the one below it).
+fn assert_settled(b: &EmbeddedBackend, root: &Path) {
+    b.wait_for_merges().unwrap();
+    let g = b.lock().unwrap();
+    let sizes: Vec<u64> = g.tables.segments().iter().map(|s| s.entries()).collect();
+    assert!(
+        sizes.windows(2).all(|w| w[1] * 2 < w[0]),
+        "sizes after merging: {sizes:?}"
+    );
+    let mut on_disk: Vec<String> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("seg-"))
+        .collect();
+    on_disk.sort();
+    let mut named = g.manifest.segments.clone();
+    named.sort();
+    assert_eq!(on_disk, named);
+}
+
+/// Merges run on the backend's own thread while documents are ingested
+/// (checkpoints every 40 entries: hundreds of segments flushed, merged
+/// while later ones are written); with the thread stopped they run inline,
+/// and with a tiny segment budget ingestion waits for them. Every way
+/// decides and stores what the earlier backend does.
+#[test]
+fn background_merges_keep_decisions_and_settle_to_the_size_rule() {
+    let docs = documents();
+    let old = legacy_store(&temp("bg-old"));
+    let want = ingest_all(&old, &docs);
+    let want_state = state(&old, &docs);
+    for (name, max_segments, inline) in [
+        ("bg", 24, false),
+        ("bg-wait", 2, false),
+        ("bg-inline", 3, true),
+    ] {
+        let root = temp(name);
+        let mut b = EmbeddedBackend::open(&root).unwrap().checkpoint_every(40);
+        b.max_segments = max_segments;
+        if inline {
+            b.stop_merging();
+        }
+        let (b, store) = shared_store(&root, b);
+        assert_eq!(ingest_all(&store, &docs), want, "{name}");
+        if max_segments < 24 {
+            let n = b.lock().unwrap().tables.segments().len();
+            assert!(
+                n <= max_segments || b.lock().unwrap().tables.plan().is_none(),
+                "{name}: {n}"
+            );
+        }
+        assert_settled(&b, &root);
+        assert_eq!(state(&store, &docs), want_state, "{name}");
+        drop(store);
+        drop(b);
+        let store = embedded_store(&root, 40);
+        assert_eq!(state(&store, &docs), want_state, "{name} reopened");
+    }
+}
+
+/// Closing while merges are under way (five times, at different points)
+/// stops them; what a stopped merge wrote is swept, and the store opens
+/// with everything acknowledged.
+#[test]
+fn closing_during_merges_loses_nothing() {
+    let docs = documents();
+    let old = legacy_store(&temp("stop-old"));
+    let want = ingest_all(&old, &docs);
+    let want_state = state(&old, &docs);
+    let root = temp("stop");
+    let parts: Vec<&[IncomingDocument]> = docs.chunks(docs.len().div_ceil(5)).collect();
+    let mut got = Vec::new();
+    for part in parts {
+        let store = embedded_store(&root, 40);
+        got.extend(ingest_all(&store, part));
+        drop(store);
+        // What a process killed mid-merge leaves: a partial file, a whole
+        // one the manifest never named.
+        std::fs::write(root.join("seg-900000.tmp"), b"partial").unwrap();
+        std::fs::write(root.join("seg-900001.seg"), b"TXFSEG02 unnamed").unwrap();
+    }
+    assert_eq!(got, want);
+    let (b, store) = shared_store(&root, EmbeddedBackend::open(&root).unwrap());
+    assert_eq!(state(&store, &docs), want_state);
+    assert_settled(&b, &root);
+}
+
+/// A merge that reads a damaged table reports it, naming the segment, at
+/// the next checkpoint; the other documents stay readable.
+#[test]
+fn a_damaged_segment_met_by_a_merge_is_reported() {
+    let docs = documents();
+    let (first, second) = docs.split_at(docs.len() / 2);
+    let root = temp("merge-damage");
+    let (b, store) = shared_store(
+        &root,
+        EmbeddedBackend::open(&root).unwrap().checkpoint_every(40),
+    );
+    ingest_all(&store, first);
+    b.wait_for_merges().unwrap();
+    // Flip a byte of the newest segment's first table (under its checksum,
+    // not its header): the next flush is merged with it.
+    let newest = b
+        .lock()
+        .unwrap()
+        .tables
+        .segments()
+        .last()
+        .unwrap()
+        .path()
+        .to_path_buf();
+    let tags = b.lock().unwrap().tables.segments()[0].tags();
+    let at = super::segment::header_len(tags, true) as u64 + 1;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&newest)
+        .unwrap();
+    let mut byte = [0u8];
+    std::os::unix::fs::FileExt::read_exact_at(&file, &mut byte, at).unwrap();
+    std::os::unix::fs::FileExt::write_all_at(&file, &[byte[0] ^ 0x40], at).unwrap();
+    // The second half's flushes outgrow it, so some merge reads it: the
+    // checkpoint after that (a batch's ingest) reports it, or waiting for
+    // the merges at the end does.
+    let mut reported = None;
+    for batch in second.chunks(7) {
+        if let Err(e) = store.ingest_batch(batch) {
+            reported = Some(e);
+            break;
+        }
+    }
+    let reported = reported.or_else(|| b.wait_for_merges().err());
+    let e = reported.expect("the damage is reported").to_string();
+    assert!(
+        e.contains(&newest.display().to_string()) && e.contains("checksum"),
+        "{e}"
+    );
+    // The damaged entry may point a lookup astray: a typed error for it,
+    // the others answer.
+    let failed = first
+        .iter()
+        .filter(|d| match store.document(&d.doc_id) {
+            Ok(found) => found.is_none(),
+            Err(e) => matches!(e, crate::Error::Corrupt(_)),
+        })
+        .count();
+    assert!(failed <= 2, "{failed} lookups failed");
+}
