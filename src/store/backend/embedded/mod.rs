@@ -28,6 +28,7 @@ pub(crate) mod codec;
 pub mod fuzzing;
 mod log;
 mod migrate;
+mod packed;
 mod segment;
 mod tables;
 

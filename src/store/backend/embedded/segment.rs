@@ -2,23 +2,27 @@
 //! read through a memory map.
 //!
 //! A segment holds, for each tag (the id table, the chunk table, each
-//! SimHash table, each MinHash band), two sorted arrays of entries
+//! SimHash table, each MinHash band), two sorted runs of entries
 //! `key << 32 | doc`: the members it adds and the members it removes (a
 //! removal in a newer segment hides an addition in an older one). Keys are
 //! 32-bit digests of the real lookup keys; the backend checks every member
 //! it returns against the real key, so a digest collision costs a read,
 //! never a wrong answer.
 //!
-//! Layout: `magic (8) | tags (4) | per tag: adds (8), removes (8), CRC-32
-//! of the tag's bytes (4) | filter blocks (8) | CRC-32 of the filter (4) |
-//! CRC-32 of the header (4)`, then per tag its adds, its removes and its
-//! directory (the key of every [`BLOCK`]-th add), then the Bloom filter of
-//! every `(tag, key)` added (`bloom.rs`), all little-endian. Opening checks
-//! the header, its checksum, the file's length and the filter's checksum
-//! (a bit lost from the filter would hide members) and loads the
-//! directories; [`Segment::verify`] checks every tag's checksum (merges
-//! read whole sections and check them too). Segments of the first format
-//! (`TXFSEG01`, no filter fields) are still read, without a filter.
+//! Layout (`TXFSEG03`): `magic (8) | tags (4) | per tag: adds (8), bytes of
+//! the adds (8), removes (8), CRC-32 of the adds and removes (4), CRC-32 of
+//! the directory (4) | filter blocks (8) | CRC-32 of the filter (4) | CRC-32
+//! of the header (4)`, then per tag its adds in bit-packed blocks of
+//! [`BLOCK`] (`packed.rs`), its removes as plain words and its directory
+//! (per block: its first key and its offset, 4 bytes each), then the Bloom
+//! filter of every `(tag, key)` added (`bloom.rs`), all little-endian.
+//! Opening checks the header, the file's length and the checksums of the
+//! directories (which a lookup trusts to find a block) and of the filter
+//! (a bit lost from it would hide members); [`Segment::read_tag`] checks a
+//! tag's entries (merges read whole tags). Segments of the earlier
+//! formats are still read: `TXFSEG02` (adds as plain words, a directory of
+//! first keys outside the checksums, used as a hint) and `TXFSEG01` (the
+//! same without a filter).
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -28,11 +32,33 @@ use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
 
-use super::bloom;
+use super::{bloom, packed};
 
-const MAGIC: &[u8; 8] = b"TXFSEG02";
-/// The first format: no filter.
+const MAGIC: &[u8; 8] = b"TXFSEG03";
+/// The second format: plain entries.
+const MAGIC_V2: &[u8; 8] = b"TXFSEG02";
+/// The first format: plain entries, no filter.
 const MAGIC_V1: &[u8; 8] = b"TXFSEG01";
+
+/// A segment file's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    V1,
+    V2,
+    /// Bit-packed adds, checksummed directories: what is written.
+    V3,
+}
+
+impl Format {
+    fn filter(self) -> bool {
+        self != Self::V1
+    }
+
+    /// Header bytes per tag.
+    fn fields(self) -> usize {
+        if self == Self::V3 { 32 } else { 20 }
+    }
+}
 /// Adds per directory entry.
 pub(crate) const BLOCK: usize = 64;
 
@@ -82,8 +108,11 @@ struct Section {
     removes_at: usize,
     removes: usize,
     crc: u32,
-    /// The key of every `BLOCK`-th add.
+    /// The key of every `BLOCK`-th add: the first key of each block.
     dir: Vec<u32>,
+    /// Where each block starts, from `adds_at`, when the adds are packed
+    /// (empty in the earlier formats' plain words).
+    offsets: Vec<u32>,
 }
 
 fn corrupt(path: &Path, what: &str) -> Error {
@@ -97,8 +126,8 @@ fn io(path: &Path, what: &str, e: std::io::Error) -> Error {
     ))
 }
 
-pub(crate) fn header_len(tags: usize, filter: bool) -> usize {
-    8 + 4 + tags * 20 + if filter { 12 } else { 0 } + 4
+pub(crate) fn header_len(tags: usize, format: Format) -> usize {
+    8 + 4 + tags * format.fields() + if format.filter() { 12 } else { 0 } + 4
 }
 
 /// Writes `tags` as a segment at `path` (under a temporary name, synced,
@@ -148,31 +177,47 @@ fn stream<'a>(
         .map_err(fail)?;
     let mut out = BufWriter::with_capacity(1 << 20, &file);
     // The header goes first but is known last: a placeholder now.
-    let head_len = header_len(tags, true);
+    let head_len = header_len(tags, Format::V3);
     out.write_all(&vec![0u8; head_len]).map_err(fail)?;
     let mut head = Vec::with_capacity(head_len);
     head.extend_from_slice(MAGIC);
     head.extend_from_slice(&(tags as u32).to_le_bytes());
-    // Where each tag's adds start, and how many there are: the filter is
-    // built from them once the distinct keys are counted.
-    let mut sections = Vec::with_capacity(tags);
+    // Where each tag's adds start, and their blocks: the filter is built
+    // from them once the distinct keys are counted.
+    let mut sections: Vec<(u64, usize, Vec<u32>, u64)> = Vec::with_capacity(tags);
     let (mut at, mut entries, mut distinct) = (head_len as u64, 0u64, 0usize);
+    let mut block = Vec::with_capacity(BLOCK * 8 + 16);
     for t in 0..tags {
         let runs = next(t)?;
         let mut crc = crc32fast::Hasher::new();
-        let mut bytes = Vec::with_capacity(BLOCK * 8);
-        for chunk in runs.adds.chunks(BLOCK).chain(runs.removes.chunks(BLOCK)) {
-            bytes.clear();
+        let mut offsets = Vec::with_capacity(runs.adds.len().div_ceil(BLOCK));
+        let mut dir = Vec::with_capacity(offsets.capacity() * 8);
+        let mut packed_len = 0u64;
+        for chunk in runs.adds.chunks(BLOCK) {
+            let offset = u32::try_from(packed_len).map_err(|_| {
+                Error::Store(format!(
+                    "{}: table {t} of the segment is over 4 GiB",
+                    path.display()
+                ))
+            })?;
+            offsets.push(offset);
+            dir.extend_from_slice(&((chunk[0] >> 32) as u32).to_le_bytes());
+            dir.extend_from_slice(&offset.to_le_bytes());
+            block.clear();
+            packed::encode(chunk, &mut block);
+            crc.update(&block);
+            out.write_all(&block).map_err(fail)?;
+            packed_len += block.len() as u64;
+        }
+        for chunk in runs.removes.chunks(BLOCK) {
+            block.clear();
             for e in chunk {
-                bytes.extend_from_slice(&e.to_le_bytes());
+                block.extend_from_slice(&e.to_le_bytes());
             }
-            crc.update(&bytes);
-            out.write_all(&bytes).map_err(fail)?;
+            crc.update(&block);
+            out.write_all(&block).map_err(fail)?;
         }
-        for e in runs.adds.iter().step_by(BLOCK) {
-            out.write_all(&((e >> 32) as u32).to_le_bytes())
-                .map_err(fail)?;
-        }
+        out.write_all(&dir).map_err(fail)?;
         let mut last = None;
         distinct += runs
             .adds
@@ -180,30 +225,41 @@ fn stream<'a>(
             .filter(|&&e| last.replace(e >> 32) != Some(e >> 32))
             .count();
         head.extend_from_slice(&(runs.adds.len() as u64).to_le_bytes());
+        head.extend_from_slice(&packed_len.to_le_bytes());
         head.extend_from_slice(&(runs.removes.len() as u64).to_le_bytes());
         head.extend_from_slice(&crc.finalize().to_le_bytes());
-        sections.push((at, runs.adds.len()));
-        let n = (runs.adds.len() + runs.removes.len()) as u64;
-        entries += n;
-        at += n * 8 + runs.adds.len().div_ceil(BLOCK) as u64 * 4;
+        head.extend_from_slice(&crc32fast::hash(&dir).to_le_bytes());
+        sections.push((at, runs.adds.len(), offsets, packed_len));
+        entries += (runs.adds.len() + runs.removes.len()) as u64;
+        at += packed_len + runs.removes.len() as u64 * 8 + dir.len() as u64;
     }
     out.flush().map_err(fail)?;
     // The filter, from the adds just written (read back from the page
-    // cache: one sequential pass, no copy of the keys in memory).
+    // cache, 64 blocks at a time: no copy of the keys in memory).
     let blocks = bloom::blocks_for(distinct);
     let mut filter = bloom::Filter::new(blocks);
-    let mut buf = vec![0u8; BLOCK * 8 * 64];
-    for (t, &(from, adds)) in sections.iter().enumerate() {
-        let mut done = 0usize;
-        while done < adds {
-            let n = (adds - done).min(buf.len() / 8);
-            file.read_exact_at(&mut buf[..n * 8], from + done as u64 * 8)
-                .map_err(|e| io(path, "cannot read back", e))?;
-            for c in buf[..n * 8].chunks_exact(8) {
-                let e = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-                filter.insert(t, (e >> 32) as u32);
+    let (mut buf, mut decoded) = (Vec::new(), Vec::with_capacity(BLOCK));
+    let back = |e| io(path, "cannot read back", e);
+    for (t, (from, adds, offsets, len)) in sections.iter().enumerate() {
+        for (g, group) in offsets.chunks(64).enumerate() {
+            let start = u64::from(group[0]);
+            let end = offsets.get((g + 1) * 64).map_or(*len, |&o| u64::from(o));
+            buf.resize((end - start) as usize, 0);
+            file.read_exact_at(&mut buf, from + start).map_err(back)?;
+            for (i, &o) in group.iter().enumerate() {
+                let b = g * 64 + i;
+                let n = (adds - b * BLOCK).min(BLOCK);
+                let rel = (u64::from(o) - start) as usize;
+                let ok = buf
+                    .get(rel..)
+                    .and_then(|bytes| packed::decode(bytes, n, &mut decoded));
+                if ok.is_none() {
+                    return Err(corrupt(path, "a block just written does not read back"));
+                }
+                for e in &decoded {
+                    filter.insert(t, (e >> 32) as u32);
+                }
             }
-            done += n;
         }
     }
     let mut filter_crc = crc32fast::Hasher::new();
@@ -258,16 +314,18 @@ impl Segment {
         let long = |at: usize| -> Option<u64> {
             Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
         };
-        let filtered = match bytes.get(..8) {
-            Some(m) if m == MAGIC.as_slice() => true,
-            Some(m) if m == MAGIC_V1.as_slice() => false,
+        let format = match bytes.get(..8) {
+            Some(m) if m == MAGIC.as_slice() => Format::V3,
+            Some(m) if m == MAGIC_V2.as_slice() => Format::V2,
+            Some(m) if m == MAGIC_V1.as_slice() => Format::V1,
             _ => return Err(corrupt(path, "not a segment")),
         };
+        let filtered = format.filter();
         let n = word(8).ok_or_else(|| corrupt(path, "short header"))? as usize;
         if n > 1 << 16 {
             return Err(corrupt(path, "tag count"));
         }
-        let head = header_len(n, filtered);
+        let head = header_len(n, format);
         let crc = word(head - 4).ok_or_else(|| corrupt(path, "short header"))?;
         if bytes.get(..head - 4).map(crc32fast::hash) != Some(crc) {
             return Err(corrupt(path, "header checksum"));
@@ -275,46 +333,96 @@ impl Segment {
         let mut tags = Vec::with_capacity(n);
         let mut at = head;
         let mut entries = 0u64;
+        let length = || corrupt(path, "length");
         for t in 0..n {
-            let base = 12 + t * 20;
-            let (adds, removes) = (long(base), long(base + 8));
-            let crc = word(base + 16);
-            let (Some(adds), Some(removes), Some(crc)) = (adds, removes, crc) else {
+            let base = 12 + t * format.fields();
+            let fields = if format == Format::V3 {
+                (|| {
+                    Some((
+                        long(base)?,
+                        long(base + 8)?,
+                        long(base + 16)?,
+                        word(base + 24)?,
+                    ))
+                })()
+            } else {
+                (|| {
+                    let adds = long(base)?;
+                    Some((
+                        adds,
+                        adds.checked_mul(8)?,
+                        long(base + 8)?,
+                        word(base + 16)?,
+                    ))
+                })()
+            };
+            let Some((adds, adds_len, removes, crc)) = fields else {
                 return Err(corrupt(path, "short header"));
             };
-            let (Ok(adds), Ok(removes)) = (usize::try_from(adds), usize::try_from(removes)) else {
+            let (Ok(adds), Ok(adds_len), Ok(removes)) = (
+                usize::try_from(adds),
+                usize::try_from(adds_len),
+                usize::try_from(removes),
+            ) else {
                 return Err(corrupt(path, "sizes"));
             };
             let blocks = adds.div_ceil(BLOCK);
-            let dir_at = adds
-                .checked_add(removes)
-                .and_then(|e| e.checked_mul(8))
-                .and_then(|b| b.checked_add(at))
+            let removes_at = at.checked_add(adds_len).ok_or_else(length)?;
+            let dir_at = removes
+                .checked_mul(8)
+                .and_then(|b| b.checked_add(removes_at))
                 .filter(|&d| d <= bytes.len())
-                .ok_or_else(|| corrupt(path, "length"))?;
+                .ok_or_else(length)?;
+            let per_block = if format == Format::V3 { 8 } else { 4 };
             let end = blocks
-                .checked_mul(4)
+                .checked_mul(per_block)
                 .and_then(|b| b.checked_add(dir_at))
                 .filter(|&e| e <= bytes.len())
-                .ok_or_else(|| corrupt(path, "length"))?;
-            let dir = bytes[dir_at..end]
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
+                .ok_or_else(length)?;
+            let raw = &bytes[dir_at..end];
+            let mut offsets = Vec::new();
+            let dir: Vec<u32> = if format == Format::V3 {
+                if word(base + 28) != Some(crc32fast::hash(raw)) {
+                    return Err(corrupt(
+                        path,
+                        &format!("checksum of the directory of table {t}"),
+                    ));
+                }
+                offsets = raw
+                    .chunks_exact(8)
+                    .map(|c| u32::from_le_bytes([c[4], c[5], c[6], c[7]]))
+                    .collect();
+                // Offsets rise from 0 within the adds: a block's end is
+                // where the next starts.
+                let rising = offsets.first().is_none_or(|&o| o == 0)
+                    && offsets.windows(2).all(|w| w[0] < w[1])
+                    && offsets.last().is_none_or(|&o| (o as usize) < adds_len);
+                if !rising || (blocks == 0 && adds_len != 0) {
+                    return Err(corrupt(path, &format!("directory of table {t}")));
+                }
+                raw.chunks_exact(8)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            } else {
+                raw.chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect()
+            };
             tags.push(Section {
                 adds_at: at,
                 adds,
-                removes_at: at + adds * 8,
+                removes_at,
                 removes,
                 crc,
                 dir,
+                offsets,
             });
             entries += (adds + removes) as u64;
             at = end;
         }
         let mut bloom = None;
         if filtered {
-            let base = 12 + n * 20;
+            let base = 12 + n * format.fields();
             let (Some(blocks), Some(crc)) = (long(base), word(base + 8)) else {
                 return Err(corrupt(path, "short header"));
             };
@@ -378,6 +486,9 @@ impl Segment {
     /// ascending.
     pub(crate) fn adds(&self, tag: usize, key: u32, most: usize, out: &mut Vec<u32>) {
         let Some(s) = self.tags.get(tag) else { return };
+        if s.adds > 0 && !s.offsets.is_empty() {
+            return self.packed_adds(s, key, most, out);
+        }
         let mut left = most;
         // The first block whose first key is at or past `key`; the run of
         // `key` may start in the block before it.
@@ -421,6 +532,49 @@ impl Segment {
         }
     }
 
+    /// [`adds`](Self::adds) from packed blocks: from the block before the
+    /// first whose first key is past `key` (the run of `key` may start
+    /// there), block after block while they may hold it. A block that does
+    /// not decode (damaged since the segment was opened) ends the lookup.
+    fn packed_adds(&self, s: &Section, key: u32, most: usize, out: &mut Vec<u32>) {
+        let mut left = most;
+        let mut b = s.dir.partition_point(|&k| k < key).saturating_sub(1);
+        while let (Some(&first), Some(&from)) = (s.dir.get(b), s.offsets.get(b)) {
+            if first > key || left == 0 {
+                return;
+            }
+            let to = s
+                .offsets
+                .get(b + 1)
+                .map_or(s.removes_at, |&o| s.adds_at + o as usize);
+            let n = (s.adds - b * BLOCK).min(BLOCK);
+            let Some(block) = self
+                .map
+                .get(s.adds_at + from as usize..to)
+                .and_then(|bytes| packed::Entries::new(bytes, n))
+            else {
+                return;
+            };
+            for e in block {
+                let Some(e) = e else { return };
+                let k = (e >> 32) as u32;
+                if k > key || left == 0 {
+                    return;
+                }
+                if k == key {
+                    out.push(e as u32);
+                    left -= 1;
+                }
+            }
+            b += 1;
+        }
+    }
+
+    /// The first key of each block of `tag`'s additions.
+    pub(crate) fn block_keys(&self, tag: usize) -> &[u32] {
+        self.tags.get(tag).map_or(&[], |s| &s.dir)
+    }
+
     /// How many removals `tag` holds.
     pub(crate) fn removes_in(&self, tag: usize) -> usize {
         self.tags.get(tag).map_or(0, |s| s.removes)
@@ -460,14 +614,37 @@ impl Segment {
         if crc32fast::hash(bytes) != s.crc {
             return Err(corrupt(&self.path, &format!("checksum of table {tag}")));
         }
-        let all: Vec<u64> = bytes
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0xff; 8])))
-            .collect();
-        let (adds, removes) = all.split_at(s.adds);
+        let words = |b: &[u8]| -> Vec<u64> {
+            b.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0xff; 8])))
+                .collect()
+        };
+        let (packed, plain) = bytes.split_at(s.removes_at - s.adds_at);
+        if s.offsets.is_empty() {
+            return Ok(TagRuns {
+                adds: words(packed),
+                removes: words(plain),
+            });
+        }
+        let mut adds = Vec::with_capacity(s.adds);
+        let mut decoded = Vec::with_capacity(BLOCK);
+        let mut at = 0usize;
+        for b in 0..s.offsets.len() {
+            let n = (s.adds - b * BLOCK).min(BLOCK);
+            let len = packed
+                .get(at..)
+                .and_then(|rest| packed::decode(rest, n, &mut decoded))
+                .filter(|_| s.offsets[b] as usize == at)
+                .ok_or_else(|| corrupt(&self.path, &format!("block {b} of table {tag}")))?;
+            adds.extend_from_slice(&decoded);
+            at += len;
+        }
+        if at != packed.len() {
+            return Err(corrupt(&self.path, &format!("length of table {tag}")));
+        }
         Ok(TagRuns {
-            adds: adds.to_vec(),
-            removes: removes.to_vec(),
+            adds,
+            removes: words(plain),
         })
     }
 
@@ -544,6 +721,46 @@ fn difference(a: &[u64], b: &[u64]) -> Vec<u64> {
             out.push(x);
         }
     }
+    out
+}
+
+/// `tags` in the second format: plain entries, a directory of first
+/// keys, a filter.
+#[cfg(test)]
+pub(crate) fn second_format(tags: &[TagRuns]) -> Vec<u8> {
+    let keys = || {
+        tags.iter()
+            .enumerate()
+            .flat_map(|(t, r)| r.adds.iter().map(move |e| (t, (e >> 32) as u32)))
+    };
+    let mut distinct: Vec<(usize, u32)> = keys().collect();
+    distinct.dedup();
+    let blocks = bloom::blocks_for(distinct.len());
+    let filter = bloom::build(keys(), blocks);
+    let filter_bytes: Vec<u8> = filter.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC_V2);
+    out.extend_from_slice(&(tags.len() as u32).to_le_bytes());
+    let mut body = Vec::new();
+    for t in tags {
+        let mut section = Vec::new();
+        for e in t.adds.iter().chain(&t.removes) {
+            section.extend_from_slice(&e.to_le_bytes());
+        }
+        out.extend_from_slice(&(t.adds.len() as u64).to_le_bytes());
+        out.extend_from_slice(&(t.removes.len() as u64).to_le_bytes());
+        out.extend_from_slice(&crc32fast::hash(&section).to_le_bytes());
+        body.extend_from_slice(&section);
+        for e in t.adds.iter().step_by(BLOCK) {
+            body.extend_from_slice(&((e >> 32) as u32).to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&(blocks as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&filter_bytes).to_le_bytes());
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&filter_bytes);
     out
 }
 
@@ -651,17 +868,21 @@ mod tests {
         assert!(s.verify().unwrap_err().to_string().contains("checksum"));
     }
 
-    /// A segment of the first format (no key filter) is read, and answers
-    /// every lookup the same.
+    /// Segments of the earlier formats (plain entries; the first without
+    /// a key filter) are read, and answer every lookup as the packed one.
     #[test]
-    fn first_format_segments_are_read_without_a_filter() {
+    fn earlier_formats_are_read_and_answer_the_same() {
         let d = dir("v1");
         let adds: BTreeSet<u64> = (0..3000u64)
             .map(|i| entry((i * 7 % 301) as u32, i as u32))
             .collect();
+        let removes: BTreeSet<u64> = (0..40u64)
+            .map(|i| entry(i as u32, 5000 + i as u32))
+            .collect();
+        let tags = [runs(&adds, &removes), TagRuns::default()];
         let path = d.join("a.seg");
-        write(&path, &[runs(&adds, &BTreeSet::new()), TagRuns::default()]).unwrap();
-        let v2 = std::fs::read(&path).unwrap();
+        write(&path, &tags).unwrap();
+        let v2 = second_format(&tags);
         // The same segment in the first format: its magic, no filter
         // fields in the header, no filter after the tags.
         let n = 2;
@@ -673,26 +894,44 @@ mod tests {
         v1.extend_from_slice(&v2[8..fields]);
         let crc = crc32fast::hash(&v1);
         v1.extend_from_slice(&crc.to_le_bytes());
-        v1.extend_from_slice(&v2[header_len(n, true)..v2.len() - blocks * 64]);
-        let old = Segment::from_bytes(&path, v1).unwrap();
+        v1.extend_from_slice(&v2[header_len(n, Format::V2)..v2.len() - blocks * 64]);
+        let first = Segment::from_bytes(&path, v1).unwrap();
+        let second = Segment::from_bytes(&path, v2.clone()).unwrap();
         let new = Segment::open(&path).unwrap();
-        old.verify().unwrap();
-        for key in 0..310u32 {
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            old.adds(0, key, usize::MAX, &mut a);
-            new.adds(0, key, usize::MAX, &mut b);
-            assert_eq!(a, b, "key {key}");
-            assert!(old.may_hold(0, key) && old.may_hold(1, key));
-            assert!(b.is_empty() || new.may_hold(0, key));
+        assert!(std::fs::metadata(&path).unwrap().len() * 3 < v2.len() as u64 * 2);
+        for old in [&first, &second] {
+            old.verify().unwrap();
+            assert_eq!(old.read_tag(0).unwrap(), new.read_tag(0).unwrap());
+            for key in 0..310u32 {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                old.adds(0, key, usize::MAX, &mut a);
+                new.adds(0, key, usize::MAX, &mut b);
+                assert_eq!(a, b, "key {key}");
+                assert!(b.is_empty() || new.may_hold(0, key));
+                assert_eq!(
+                    old.removes(0, key, 5000 + key),
+                    new.removes(0, key, 5000 + key)
+                );
+            }
         }
+        assert!(first.may_hold(0, 1) && first.may_hold(1, 1));
         // Few absent keys pass the new segment's filter.
         let passed = (1000..11_000u32).filter(|&k| new.may_hold(0, k)).count();
         assert!(passed < 1000, "{passed}");
-        // A flipped filter bit is a damaged segment.
-        let mut bad = v2.clone();
-        let last = bad.len() - 3;
-        bad[last] ^= 0x10;
+        // A flipped filter bit is a damaged segment, in either format.
+        let good = std::fs::read(&path).unwrap();
+        for bytes in [v2, good.clone()] {
+            let mut bad = bytes;
+            let last = bad.len() - 3;
+            bad[last] ^= 0x10;
+            let e = Segment::from_bytes(&path, bad).err().unwrap().to_string();
+            assert!(e.contains("key filter"), "{e}");
+        }
+        // So is a flipped directory byte (a lookup trusts the directory).
+        let dir_at = good.len() - blocks * 64 - 8;
+        let mut bad = good;
+        bad[dir_at] ^= 0x01;
         let e = Segment::from_bytes(&path, bad).err().unwrap().to_string();
-        assert!(e.contains("key filter"), "{e}");
+        assert!(e.contains("directory"), "{e}");
     }
 }
