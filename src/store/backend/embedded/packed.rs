@@ -184,11 +184,23 @@ impl<'a> Reader<'a> {
             return Some(0);
         }
         let width = u32::from(width);
-        while self.have < width {
-            let b = *self.bytes.get(self.at)?;
-            self.at += 1;
-            self.acc |= u64::from(b) << self.have;
-            self.have += 8;
+        if self.have < width {
+            if let Some(word) = self.bytes.get(self.at..self.at + 8) {
+                // Eight bytes at once: keep the whole bytes that fit above
+                // the bits held (at least 56 bits held after).
+                let mut w = [0u8; 8];
+                w.copy_from_slice(word);
+                self.acc |= u64::from_le_bytes(w) << self.have;
+                self.at += ((63 - self.have) / 8) as usize;
+                self.have |= 56;
+            } else {
+                while self.have < width {
+                    let b = *self.bytes.get(self.at)?;
+                    self.at += 1;
+                    self.acc |= u64::from(b) << self.have;
+                    self.have += 8;
+                }
+            }
         }
         let v = (self.acc & ((1u64 << width) - 1)) as u32;
         self.acc >>= width;
