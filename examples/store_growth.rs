@@ -5,8 +5,9 @@
 //! kind on.
 //!
 //! ```sh
-//! zstd -dc /work/scale/gen-1g/part-*.jsonl.zst > /tmp/gen-1g.jsonl
-//! cargo run --release --features store --example store_growth -- /tmp/gen-1g.jsonl 50000 1024
+//! scripts/gen_corpus.sh --source corpus-large.jsonl --out gen-3g --size 3GB
+//! zstd -dc gen-3g/part-*.jsonl.zst | head -1000000 > gen-1m.jsonl
+//! cargo run --release --features store --example store_growth -- gen-1m.jsonl 100000 1024
 //! ```
 //! Arguments: a JSONL file (`id`, `text`, optional `src`), the step in
 //! documents, the batch size, and optionally `max_candidates` (members read

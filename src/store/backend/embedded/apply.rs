@@ -489,9 +489,7 @@ impl Inner {
 
     /// A fresh segment path.
     pub(super) fn segment_name(&mut self) -> PathBuf {
-        let p = self.root.join(format!("seg-{:06}.seg", self.next_segment));
-        self.next_segment += 1;
-        p
+        segment_path(&self.root, &mut self.next_segment)
     }
 
     /// Writes the recent part as a segment, the moved and new slots of
@@ -502,16 +500,9 @@ impl Inner {
     pub(super) fn checkpoint(&mut self) -> Result<()> {
         let first = self.segment_name();
         let retired = if self.merge_inline {
-            let root = self.root.clone();
-            let mut next = self.next_segment;
-            let mut name = || {
-                let p = root.join(format!("seg-{next:06}.seg"));
-                next += 1;
-                p
-            };
-            let r = self.tables.checkpoint(&first, &mut name);
-            self.next_segment = next;
-            r?
+            let (root, next) = (&self.root, &mut self.next_segment);
+            self.tables
+                .checkpoint(&first, &mut || segment_path(root, next))?
         } else {
             self.tables.flush(&first)?;
             Vec::new()
@@ -599,6 +590,13 @@ impl Inner {
         }
         Ok(())
     }
+}
+
+/// The segment file numbered `*next` under `root`, moving `*next` on.
+fn segment_path(root: &Path, next: &mut u64) -> PathBuf {
+    let p = root.join(format!("seg-{next:06}.seg"));
+    *next += 1;
+    p
 }
 
 /// The SimHash-table and band keys a document with records `fps` is filed

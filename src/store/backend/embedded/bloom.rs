@@ -1,7 +1,7 @@
 //! A blocked Bloom filter over a segment's `(tag, key)` pairs: most
 //! lookups are of keys a segment does not hold (a new document's keys are
-//! new), and the filter answers those from one cache line instead of two
-//! binary searches in the segment.
+//! new), and the filter answers those from one cache line instead of a
+//! directory search and a block decoded in the segment.
 //!
 //! Layout: 64-byte blocks of eight little-endian words; a pair sets
 //! [`PROBES`] bits of the one block its hash picks. About [`BITS_PER_KEY`]
