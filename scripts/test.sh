@@ -4,8 +4,9 @@
 # crates from crates.io; Debian's mecab-ipadic, groff, ghostscript and qpdf
 # (scripts/setup-cjk.sh, scripts/setup-pdf.sh); from PyPI, in venvs under
 # target/: ONNX Runtime and the embedding model (scripts/setup-onnx.sh) and
-# py-tlsh (scripts/tlsh_parity.sh); maturin, pytest, NumPy and pyarrow for
-# the Python package (scripts/python_tests.sh).
+# py-tlsh (scripts/tlsh_parity.sh); maturin, pytest, NumPy, pyarrow and
+# pyspark for the Python package (scripts/python_tests.sh,
+# scripts/setup-spark.sh).
 #
 #   scripts/test.sh            # setup, fmt, clippy -D warnings, tests (the library with
 #                              # default features and with every feature that builds
@@ -75,8 +76,11 @@ step "tests, every offline feature, and the command-line tool ($workspace_featur
 tlsh_env=$(scripts/tlsh_parity.sh --reference); eval "$tlsh_env"
 cargo test -p txtfp -p txtfp-cli --features "$workspace_features" 2>&1 | tee -a "$log"
 
-step "Python package: pip install ./txtfp-py, then pytest (against the goldens and the tool)"
-TXTFP_REQUIRE_CLI=1 scripts/python_tests.sh 2>&1 | tee -a "$log"
+step "Python package: pip install ./txtfp-py, then pytest (goldens, the tool, a Spark cluster)"
+# A Spark master and two one-core workers on 127.0.0.1 (pyspark from PyPI,
+# into the same venv); stopped when this script exits.
+spark_env=$(TXTFP_SPARK_OWNER_PID=$$ scripts/setup-spark.sh); eval "$spark_env"
+TXTFP_REQUIRE_CLI=1 TXTFP_REQUIRE_SPARK=1 scripts/python_tests.sh 2>&1 | tee -a "$log"
 
 step "rustdoc (deny warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p txtfp --features "$offline_features"

@@ -103,7 +103,7 @@ pub(crate) fn collapse_contents<S: AsRef<str> + Sync>(texts: &[S]) -> Contents {
         let keys = map_range(
             start..end,
             || (),
-            |i, _| xxhash_rust::xxh3::xxh3_128(texts[i].as_ref().as_bytes()),
+            |i, _| super::parts::content_key(texts[i].as_ref()),
         );
         for (i, key) in (start..end).zip(keys) {
             let f = *first_of.entry(key).or_insert(i as u32);

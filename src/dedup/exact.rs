@@ -65,7 +65,13 @@ pub(crate) fn intersection_size(a: &[u64], b: &[u64]) -> usize {
 
 /// Jaccard of two sorted, distinct slices, rounded to `f32` like every
 /// similarity the crate reports; `0.0` when both are empty.
-pub(crate) fn set_jaccard(a: &[u64], b: &[u64]) -> f32 {
+///
+/// ```
+/// use txtfp::dedup::parts::set_jaccard;
+/// assert_eq!(set_jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
+/// assert_eq!(set_jaccard(&[], &[]), 0.0);
+/// ```
+pub fn set_jaccard(a: &[u64], b: &[u64]) -> f32 {
     let inter = intersection_size(a, b);
     let union = a.len() + b.len() - inter;
     if union == 0 {

@@ -115,6 +115,7 @@ mod exact;
 #[cfg(feature = "external")]
 pub mod external;
 mod minhash;
+pub mod parts;
 mod report;
 #[cfg(feature = "simhash")]
 mod simhash;

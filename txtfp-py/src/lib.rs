@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyAny;
 
 mod canon;
+mod dedup;
 mod errors;
 mod minhash;
 mod run;
@@ -106,6 +107,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<minhash::PyMinHash>()?;
     m.add_class::<simhash::PySimHash>()?;
     m.add_class::<tlsh::PyTlsh>()?;
+    m.add_class::<dedup::PyMinHashDedup>()?;
+    m.add_class::<dedup::PyDedupReport>()?;
     m.add_function(wrap_pyfunction!(canon::canonicalize, m)?)?;
     m.add_function(wrap_pyfunction!(tlsh::tlsh_distance, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard, m)?)?;

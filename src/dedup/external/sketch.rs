@@ -159,7 +159,7 @@ where
         let sketched: Vec<(u128, Result<Vec<u64>>)> = docs
             .par_iter()
             .map_init(String::new, |buf, d| {
-                let hash = xxhash_rust::xxh3::xxh3_128(d.text.as_bytes());
+                let hash = crate::dedup::parts::content_key(d.text);
                 (hash, sketcher.sketch(d.text, buf))
             })
             .collect();
