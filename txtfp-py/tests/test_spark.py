@@ -60,7 +60,7 @@ def frame(spark, docs):
     return spark.createDataFrame([(i, t) for i, t in enumerate(docs)], "id long, text string")
 
 
-@pytest.mark.parametrize("verification", ["exact", "estimated"])
+@pytest.mark.parametrize("verification", ["exact", "estimated", "none"])
 def test_same_clusters_and_similarities_as_the_engine(spark, verification):
     docs = corpus()
     kept, clusters = ts.dedup(frame(spark, docs), verification=verification)
