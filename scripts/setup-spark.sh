@@ -7,6 +7,8 @@
 #   eval "$(scripts/setup-spark.sh)"
 #   TXTFP_PY_VENV=DIR          the venv (default target/py-venv-txtfp); its
 #                              python runs the executors (PYSPARK_PYTHON)
+#   TXTFP_SPARK_WORKER_MEMORY  memory of each worker (default 1g; the
+#                              benchmarks on gigabytes of text want 3g)
 #   TXTFP_SPARK_OWNER_PID=PID  stop the cluster when PID exits (test.sh);
 #                              otherwise the command that stops it is printed
 #
@@ -47,7 +49,7 @@ setsid "$class" org.apache.spark.deploy.master.Master --host 127.0.0.1 --port "$
 echo $! >"$dir/pids"
 for w in "$w1" "$w2"; do
   setsid "$class" org.apache.spark.deploy.worker.Worker "spark://127.0.0.1:$port" --cores 1 \
-    --memory 1g --webui-port "$w" --work-dir "$SPARK_WORKER_DIR" </dev/null >"$dir/worker-$w.log" 2>&1 &
+    --memory "${TXTFP_SPARK_WORKER_MEMORY:-1g}" --webui-port "$w" --work-dir "$SPARK_WORKER_DIR" </dev/null >"$dir/worker-$w.log" 2>&1 &
   echo $! >>"$dir/pids"
 done
 alive=0
@@ -67,7 +69,7 @@ if [[ $alive -lt 2 ]]; then
   xargs kill <"$dir/pids" 2>/dev/null || true
   exit 1
 fi
-log "Spark $("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)') master spark://127.0.0.1:$port, 2 workers of 1 core (logs in $dir)"
+log "Spark $("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)') master spark://127.0.0.1:$port, 2 workers of 1 core and ${TXTFP_SPARK_WORKER_MEMORY:-1g} (logs in $dir)"
 stop="xargs kill <$dir/pids; sleep 1; rm -rf $dir"
 if [[ -n ${TXTFP_SPARK_OWNER_PID:-} ]]; then
   setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 2; done; eval "$2"' watchdog \

@@ -11,11 +11,12 @@ use txtfp::classical::{DEFAULT_SEED, HashFamily};
 use txtfp::dedup::{
     DedupReport, EmptyDocuments, MinHashDedup, MinHashScheme, Similarity, Verification, parts,
 };
-use txtfp::{Canonicalizer, MinHashFingerprinter, ShingleTokenizer, Tokenizer, WordTokenizer};
+use txtfp::{Canonicalizer, MinHashFingerprinter, Tokenizer};
 
 use crate::canon::{PyCanonicalizer, or_default};
 use crate::errors::{bad_value, to_py};
 use crate::run::{Policy, Threads, batch};
+use crate::settings::{WithTokenizer, hash_family, word_tokens};
 use crate::texts::{Doc, RoundReader, arrow_chunks, arrow_docs};
 
 /// A configured run of any slot count.
@@ -74,38 +75,49 @@ struct Settings {
     record_pairs: bool,
 }
 
-fn engine_with<T: Tokenizer + Clone + Send + Sync + 'static>(
-    tok: T,
+/// The engine of one configuration, for [`word_tokens`].
+struct Build<'a> {
     num_perm: usize,
     canon: Canonicalizer,
-    s: &Settings,
-) -> Option<Box<dyn Engine>> {
-    macro_rules! pick {
-        ($($h:literal)*) => {
-            match num_perm {
-                $(
-                    $h => {
-                        let fp = MinHashFingerprinter::<T, $h>::new(canon.clone(), tok.clone())
-                            .with_seed(s.seed)
-                            .with_hasher(s.family);
-                        let dedup = MinHashDedup::with_fingerprinter(fp)
-                            .with_threshold(s.threshold)
-                            .with_verification(s.verification)
-                            .with_empty_documents(s.empty)
-                            .with_record_pairs(s.record_pairs)
-                            .with_scheme(if s.fast { MinHashScheme::Fast } else { MinHashScheme::Default });
-                        let fast = s.fast.then(|| {
-                            FastMinHashFingerprinter::<T, $h>::new(canon.clone(), tok.clone())
+    settings: &'a Settings,
+}
+
+impl WithTokenizer for Build<'_> {
+    type Out = Option<Box<dyn Engine>>;
+
+    fn with<T: Tokenizer + Clone + Send + Sync + 'static>(self, tok: T) -> Self::Out {
+        let Build {
+            num_perm,
+            canon,
+            settings: s,
+        } = self;
+        macro_rules! pick {
+            ($($h:literal)*) => {
+                match num_perm {
+                    $(
+                        $h => {
+                            let fp = MinHashFingerprinter::<T, $h>::new(canon.clone(), tok.clone())
                                 .with_seed(s.seed)
-                        });
-                        Some(Box::new(Run { dedup, fast }) as Box<dyn Engine>)
-                    }
-                )*
-                _ => None,
-            }
-        };
+                                .with_hasher(s.family);
+                            let dedup = MinHashDedup::with_fingerprinter(fp)
+                                .with_threshold(s.threshold)
+                                .with_verification(s.verification)
+                                .with_empty_documents(s.empty)
+                                .with_record_pairs(s.record_pairs)
+                                .with_scheme(if s.fast { MinHashScheme::Fast } else { MinHashScheme::Default });
+                            let fast = s.fast.then(|| {
+                                FastMinHashFingerprinter::<T, $h>::new(canon.clone(), tok.clone())
+                                    .with_seed(s.seed)
+                            });
+                            Some(Box::new(Run { dedup, fast }) as Box<dyn Engine>)
+                        }
+                    )*
+                    _ => None,
+                }
+            };
+        }
+        pick!(16 32 64 128 256 512)
     }
-    pick!(16 32 64 128 256 512)
 }
 
 /// Near-duplicate detection with MinHash: the Rust engine's run, and the
@@ -160,18 +172,7 @@ impl PyMinHashDedup {
                 )));
             }
         };
-        let family = match hasher {
-            "xxh3" => HashFamily::Xxh3_64,
-            "murmur3" => HashFamily::MurmurHash3_x64_128,
-            other => {
-                return Err(bad_value(format!(
-                    "hasher must be \"xxh3\" or \"murmur3\", not {other:?}"
-                )));
-            }
-        };
-        if k == 0 {
-            return Err(bad_value("k must be at least 1 (1 = single words)"));
-        }
+        let family = hash_family(hasher)?;
         let s = Settings {
             threshold,
             verification,
@@ -181,18 +182,12 @@ impl PyMinHashDedup {
             family,
             record_pairs,
         };
-        let canon = or_default(canonicalizer);
-        let engine = if k == 1 {
-            engine_with(WordTokenizer, num_perm, canon, &s)
-        } else {
-            let tok = ShingleTokenizer {
-                k,
-                inner: WordTokenizer,
-            };
-            tok.validate().map_err(to_py)?;
-            engine_with(tok, num_perm, canon, &s)
-        }
-        .ok_or_else(|| {
+        let build = Build {
+            num_perm,
+            canon: or_default(canonicalizer),
+            settings: &s,
+        };
+        let engine = word_tokens(k, build)?.ok_or_else(|| {
             bad_value(format!(
                 "num_perm must be one of {:?}, not {num_perm}",
                 crate::minhash::NUM_PERMS

@@ -15,6 +15,7 @@ mod dedup;
 mod errors;
 mod minhash;
 mod run;
+mod settings;
 mod simhash;
 mod texts;
 mod tlsh;

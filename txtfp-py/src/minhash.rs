@@ -9,11 +9,12 @@ use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 use txtfp::classical::minhash::FastMinHashFingerprinter;
 use txtfp::classical::{DEFAULT_SEED, HashFamily};
-use txtfp::{Canonicalizer, MinHashFingerprinter, ShingleTokenizer, Tokenizer, WordTokenizer};
+use txtfp::{Canonicalizer, MinHashFingerprinter, Tokenizer};
 
 use crate::canon::{PyCanonicalizer, or_default};
 use crate::errors::{bad_value, to_py};
 use crate::run::{Policy, Threads, batch};
+use crate::settings::{WithTokenizer, hash_family, hasher_name, word_tokens};
 use crate::texts::{one_text, utf8};
 
 /// The slot counts a `MinHashFingerprinter` can have.
@@ -46,32 +47,45 @@ impl<T: Tokenizer + Send + Sync, const H: usize> Slots for FastMinHashFingerprin
     }
 }
 
-fn build_with<T: Tokenizer + Send + Sync + 'static>(
-    tok: T,
+/// The fingerprinter of one configuration, for [`word_tokens`].
+struct Build {
     num_perm: usize,
     fast: bool,
     seed: u64,
     family: HashFamily,
     canon: Canonicalizer,
-) -> Option<Box<dyn Slots>> {
-    macro_rules! pick {
-        ($($h:literal)*) => {
-            match (num_perm, fast) {
-                $(
-                    ($h, false) => Some(Box::new(
-                        MinHashFingerprinter::<T, $h>::new(canon, tok)
-                            .with_seed(seed)
-                            .with_hasher(family),
-                    ) as Box<dyn Slots>),
-                    ($h, true) => Some(Box::new(
-                        FastMinHashFingerprinter::<T, $h>::new(canon, tok).with_seed(seed),
-                    ) as Box<dyn Slots>),
-                )*
-                _ => None,
-            }
-        };
+}
+
+impl WithTokenizer for Build {
+    type Out = Option<Box<dyn Slots>>;
+
+    fn with<T: Tokenizer + Clone + Send + Sync + 'static>(self, tok: T) -> Self::Out {
+        let Build {
+            num_perm,
+            fast,
+            seed,
+            family,
+            canon,
+        } = self;
+        macro_rules! pick {
+            ($($h:literal)*) => {
+                match (num_perm, fast) {
+                    $(
+                        ($h, false) => Some(Box::new(
+                            MinHashFingerprinter::<T, $h>::new(canon, tok)
+                                .with_seed(seed)
+                                .with_hasher(family),
+                        ) as Box<dyn Slots>),
+                        ($h, true) => Some(Box::new(
+                            FastMinHashFingerprinter::<T, $h>::new(canon, tok).with_seed(seed),
+                        ) as Box<dyn Slots>),
+                    )*
+                    _ => None,
+                }
+            };
+        }
+        pick!(16 32 64 128 256 512)
     }
-    pick!(16 32 64 128 256 512)
 }
 
 /// MinHash signatures of word `k`-shingles.
@@ -103,36 +117,22 @@ impl PyMinHash {
         hasher: &str,
         canonicalizer: Option<&Bound<'_, PyCanonicalizer>>,
     ) -> PyResult<Self> {
-        let family = match hasher {
-            "xxh3" => HashFamily::Xxh3_64,
-            "murmur3" => HashFamily::MurmurHash3_x64_128,
-            other => {
-                return Err(bad_value(format!(
-                    "hasher must be \"xxh3\" or \"murmur3\", not {other:?}"
-                )));
-            }
-        };
+        let family = hash_family(hasher)?;
         if fast && family != HashFamily::Xxh3_64 {
             return Err(bad_value(
                 "the fast scheme has its own hash; leave hasher at \"xxh3\"",
             ));
         }
-        if k == 0 {
-            return Err(bad_value("k must be at least 1 (1 = single words)"));
-        }
         let canon = or_default(canonicalizer);
         let label = canon.config_string();
-        let built = if k == 1 {
-            build_with(WordTokenizer, num_perm, fast, seed, family, canon)
-        } else {
-            let tok = ShingleTokenizer {
-                k,
-                inner: WordTokenizer,
-            };
-            tok.validate().map_err(to_py)?;
-            build_with(tok, num_perm, fast, seed, family, canon)
+        let build = Build {
+            num_perm,
+            fast,
+            seed,
+            family,
+            canon,
         };
-        let inner = built.ok_or_else(|| {
+        let inner = word_tokens(k, build)?.ok_or_else(|| {
             bad_value(format!(
                 "num_perm must be one of {NUM_PERMS:?}, not {num_perm}"
             ))
@@ -143,11 +143,7 @@ impl PyMinHash {
             num_perm,
             fast,
             seed,
-            hasher: if family == HashFamily::Xxh3_64 {
-                "xxh3"
-            } else {
-                "murmur3"
-            },
+            hasher: hasher_name(family),
             canon: label,
         })
     }

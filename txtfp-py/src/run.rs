@@ -86,6 +86,7 @@ struct Sink<'a, T, F> {
     values: Vec<T>,
     first_failure: Option<(usize, String)>,
     failed: usize,
+    out_of_memory: Option<usize>,
     width: usize,
     empty: &'a T,
     threads: &'a Threads,
@@ -100,8 +101,13 @@ where
     /// Appends the rows of `docs`, the first of which is document `first`.
     fn take(&mut self, first: usize, docs: &[Doc<'_>]) {
         let start = self.values.len();
-        self.values
-            .resize(start + docs.len() * self.width, self.empty.clone());
+        let more = docs.len().saturating_mul(self.width);
+        // An allocation failure is an exception, not an abort.
+        if self.out_of_memory.is_some() || self.values.try_reserve(more).is_err() {
+            self.out_of_memory.get_or_insert(first);
+            return;
+        }
+        self.values.resize(start + more, self.empty.clone());
         let out = &mut self.values[start..];
         let failures = fill(docs, out, self.width, self.empty, self.threads, self.sign);
         self.failed += failures.len();
@@ -111,6 +117,12 @@ where
     }
 
     fn finish(self, policy: Policy) -> PyResult<Rows<T>> {
+        if let Some(first) = self.out_of_memory {
+            return Err(pyo3::exceptions::PyMemoryError::new_err(format!(
+                "no memory for the rows of texts[{first}] and after ({} values a row)",
+                self.width
+            )));
+        }
         if let (Policy::Raise, Some((index, message))) = (policy, self.first_failure) {
             let more = match self.failed - 1 {
                 0 => String::new(),
@@ -155,6 +167,7 @@ where
         values: Vec::new(),
         first_failure: None,
         failed: 0,
+        out_of_memory: None,
         width,
         empty: &empty,
         threads,

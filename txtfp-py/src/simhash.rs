@@ -7,13 +7,13 @@ use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use txtfp::classical::DEFAULT_SEED;
-use txtfp::classical::HashFamily;
 use txtfp::classical::simhash::SimHashDocV1;
 use txtfp::{IdfTable, SimHashFingerprinter, Weighting, WordTokenizer};
 
 use crate::canon::{PyCanonicalizer, or_default};
 use crate::errors::{bad_value, to_py};
 use crate::run::{Policy, Threads, batch};
+use crate::settings::hash_family;
 use crate::texts::{one_text, utf8};
 
 enum Kind {
@@ -101,15 +101,7 @@ impl PySimHash {
                 )));
             }
         }
-        let family = match hasher {
-            "xxh3" => HashFamily::Xxh3_64,
-            "murmur3" => HashFamily::MurmurHash3_x64_128,
-            other => {
-                return Err(bad_value(format!(
-                    "hasher must be \"xxh3\" or \"murmur3\", not {other:?}"
-                )));
-            }
-        };
+        let family = hash_family(hasher)?;
         let weighting = match (weighting, idf) {
             (_, Some(table)) => {
                 Weighting::IdfWeighted(IdfTable::try_from_pairs(table).map_err(to_py)?)

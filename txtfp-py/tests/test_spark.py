@@ -143,3 +143,16 @@ def test_connected_components_label_with_the_smallest_node(spark):
         a, b = find(u), find(v)
         parent[max(a, b)] = min(a, b)
     assert labels == {x: find(x) for x in parent}
+
+
+def test_reliable_checkpoints_give_the_same_clusters(spark, tmp_path):
+    """With a checkpoint directory, stages are kept there (a lost executor
+    costs nothing) instead of on the executors; the result is the same."""
+    docs = corpus()
+    # Last in this file: a context's checkpoint directory cannot be unset.
+    spark.sparkContext.setCheckpointDir(str(tmp_path / "checkpoints"))
+    _, clusters = ts.dedup(frame(spark, docs))
+    rows = clusters.collect()
+    assert any((tmp_path / "checkpoints").rglob("*"))
+    report = txtfp.MinHashDedup().run([d or "" for d in docs])
+    assert clusters_of(rows) == sorted((k, sorted(m)) for k, m in report.clusters)

@@ -41,6 +41,16 @@ __all__ = ["dedup", "dedup_parquet", "connected_components"]
 _INTEGRAL = ("bigint", "int", "smallint", "tinyint")
 
 
+def _materialize(df):
+    """``df`` computed now and kept: in the checkpoint directory when the
+    context has one (reliable storage: a lost executor costs nothing),
+    else on the executors (``localCheckpoint``: faster, but a lost executor
+    fails the run)."""
+    if df.sparkSession.sparkContext._jsc.sc().getCheckpointDir().isDefined():
+        return df.checkpoint(eager=True)
+    return df.localCheckpoint(eager=True)
+
+
 def _settings(threshold, k, num_perm, fast, verification, seed):
     return dict(threshold=threshold, k=k, num_perm=num_perm, fast=fast,
                 verification=verification, seed=seed)
@@ -122,11 +132,11 @@ def _measure(pairs, docs, signed, settings):
     # the pairs are few), then joined to both ends of each pair.
     ids = pairs.select(F.col("a").alias("id")).union(pairs.select(F.col("b").alias("id"))).distinct()
     if kind == "exact":
-        t = docs.select("id", "text").join(ids, "id", "left_semi").localCheckpoint()
+        t = _materialize(docs.select("id", "text").join(ids, "id", "left_semi"))
         joined = (pairs.join(t.withColumnRenamed("id", "a").withColumnRenamed("text", "a_text"), "a")
                   .join(t.withColumnRenamed("id", "b").withColumnRenamed("text", "b_text"), "b"))
         return joined.select("a", "b", "a_text", "b_text").mapInArrow(_measure_stage(settings, "exact"), schema)
-    s = signed.select("id", "signature").join(ids, "id", "left_semi").localCheckpoint()
+    s = _materialize(signed.select("id", "signature").join(ids, "id", "left_semi"))
     joined = (pairs.join(s.withColumnRenamed("id", "a").withColumnRenamed("signature", "a_sig"), "a")
               .join(s.withColumnRenamed("id", "b").withColumnRenamed("signature", "b_sig"), "b"))
     return joined.select("a", "b", "a_sig", "b_sig").mapInArrow(_measure_stage(settings, "estimated"), schema)
@@ -166,10 +176,10 @@ def connected_components(edges, max_iterations: int = 64):
         row = df.agg(F.count("*").alias("n"), F.sum(F.xxhash64("u", "v").cast("decimal(38,0)")).alias("h")).collect()[0]
         return row["n"], row["h"]
 
-    e = norm(edges).localCheckpoint()
+    e = _materialize(norm(edges))
     seen = fingerprint(e)
     for _ in range(max_iterations):
-        after = small_star(large_star(e)).localCheckpoint()
+        after = _materialize(small_star(large_star(e)))
         now = fingerprint(after)
         # Equal counts and sums of 64-bit hashes of two distinct edge sets
         # almost always mean an unchanged set; it is confirmed once, here.
@@ -224,7 +234,7 @@ def dedup(
     def stage(name, frame):
         if timings is None:
             return frame
-        frame = frame.localCheckpoint()
+        frame = _materialize(frame)
         now = time.perf_counter()
         timings[name] = round(now - clock[0], 3)
         clock[0] = now
@@ -252,7 +262,7 @@ def dedup(
 
     sig_schema = ("id long, ck_lo long, ck_hi long, has_tokens boolean, signature binary, "
                   "band_keys array<long>")
-    signed = docs.mapInArrow(_signature_stage(settings), sig_schema).localCheckpoint()
+    signed = _materialize(docs.mapInArrow(_signature_stage(settings), sig_schema))
     stage("signatures", signed.limit(0))
 
     # Exact copies: every document with a token links to the smallest id of
@@ -281,8 +291,8 @@ def dedup(
         measured = measured.where(F.col("similarity") >= F.lit(np.float32(threshold).item()).cast("float"))
     measured = stage("verification", measured)
     edges = measured.select("a", "b").union(links.select("a", "b"))
-    labels = connected_components(edges.select(F.col("a").alias("u"), F.col("b").alias("v")),
-                                  max_iterations).localCheckpoint()
+    labels = _materialize(connected_components(edges.select(F.col("a").alias("u"), F.col("b").alias("v")),
+                                               max_iterations))
     stage("components", labels.limit(0))
 
     members = labels.select("id", F.col("label").alias("kept_id"))
@@ -299,7 +309,7 @@ def dedup(
     known = measured.select(F.col("b").alias("id"), F.col("a").alias("kept_id"), "similarity")
     rest = same.where(~F.col("copy")).select("id", "kept_id")
     seen = rest.join(known, ["id", "kept_id"])
-    unseen = rest.join(known, ["id", "kept_id"], "left_anti").localCheckpoint()
+    unseen = _materialize(rest.join(known, ["id", "kept_id"], "left_anti"))
     others = seen.select("id", "kept_id", "similarity")
     if unseen.limit(1).count():
         others = others.union(_measure(unseen.select(F.col("kept_id").alias("a"), F.col("id").alias("b")),
