@@ -13,6 +13,7 @@ use pyo3::types::PyAny;
 mod canon;
 mod dedup;
 mod errors;
+mod lsh;
 mod minhash;
 mod run;
 mod settings;
@@ -110,6 +111,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tlsh::PyTlsh>()?;
     m.add_class::<dedup::PyMinHashDedup>()?;
     m.add_class::<dedup::PyDedupReport>()?;
+    m.add_class::<lsh::PyLshIndex>()?;
     m.add_function(wrap_pyfunction!(canon::canonicalize, m)?)?;
     m.add_function(wrap_pyfunction!(tlsh::tlsh_distance, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard, m)?)?;
