@@ -141,6 +141,22 @@ def test_many_rounds_keep_order():
     assert int(got[7777]) == fp.fingerprint(texts[7777])
 
 
+def test_failures_are_named_by_their_index_in_the_whole_input():
+    """A failure in a later round is named by its index in the input, not
+    in its round."""
+    fp = txtfp.SimHashFingerprinter()
+    base = " ".join(f"w{i}" for i in range(800))
+    texts = [f"doc {i} {base}" for i in range(12_000)]  # ~46 MB: several rounds
+    texts[11_000] = None
+    texts[11_500] = ""
+    with pytest.raises(txtfp.TxtfpError, match=r"^texts\[11000\]: .*\(1 more documents failed\)"):
+        fp.fingerprint_batch(texts)
+    with pytest.raises(txtfp.TxtfpError, match=r"^texts\[11000\]"):
+        fp.fingerprint_batch(pa.chunked_array([texts[:5000], texts[5000:9000], texts[9000:]]))
+    rows = fp.fingerprint_batch(texts, errors="empty")
+    assert rows[11_000] == 0 and rows[11_500] == 0 and rows[10_999] != 0
+
+
 def test_batches_release_the_gil():
     fp = txtfp.MinHashFingerprinter()
     texts = [f"{TEXTS[0]} {i} " * 200 for i in range(6000)]
