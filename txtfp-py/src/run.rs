@@ -2,7 +2,6 @@
 //! without the GIL, on the rayon pool or on the calling thread, with one
 //! error policy.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
 use pyo3::prelude::*;
@@ -52,15 +51,21 @@ impl Threads {
                 "threads must be at least 1 (None uses every core)",
             )),
             Some(1) => Ok(Threads::One),
+            Some(n) if n > MAX_THREADS => Err(bad_value(format!(
+                "threads must be at most {MAX_THREADS}, not {n}"
+            ))),
             Some(n) => {
-                static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> =
-                    OnceLock::new();
-                let mut pools = POOLS
+                // One pool is kept, for the count last asked for: a caller
+                // cycling through counts does not pile up idle threads.
+                static POOL: OnceLock<Mutex<Option<SizedPool>>> = OnceLock::new();
+                let mut kept = POOL
                     .get_or_init(Default::default)
                     .lock()
                     .unwrap_or_else(|e| e.into_inner());
-                if let Some(p) = pools.get(&n) {
-                    return Ok(Threads::Pool(p.clone()));
+                if let Some((size, pool)) = kept.as_ref()
+                    && *size == n
+                {
+                    return Ok(Threads::Pool(pool.clone()));
                 }
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(n)
@@ -68,12 +73,18 @@ impl Threads {
                     .build()
                     .map_err(|e| bad_value(format!("cannot start {n} threads: {e}")))?;
                 let pool = Arc::new(pool);
-                pools.insert(n, pool.clone());
+                *kept = Some((n, pool.clone()));
                 Ok(Threads::Pool(pool))
             }
         }
     }
 }
+
+/// A pool and its thread count.
+type SizedPool = (usize, Arc<rayon::ThreadPool>);
+
+/// Most threads a `threads=` keyword may ask for.
+pub const MAX_THREADS: usize = 1024;
 
 /// The rows of a batch: `n` rows of `width` values, row-major.
 pub struct Rows<T> {

@@ -117,6 +117,8 @@ def test_bad_settings_are_value_errors():
         fp.fingerprint_batch(TEXTS, errors="skip")
     with pytest.raises(ValueError, match="threads"):
         fp.fingerprint_batch(TEXTS, threads=0)
+    with pytest.raises(ValueError, match="at most 1024"):
+        fp.fingerprint_batch(TEXTS, threads=1_000_000)
     with pytest.raises(txtfp.TxtfpError):
         txtfp.tlsh_distance("T1zz", "T1zz")
 

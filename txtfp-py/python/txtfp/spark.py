@@ -73,11 +73,10 @@ def _signature_stage(settings):
         engine = _engine(settings)
         for batch in batches:
             ids = batch.column("id")
-            texts = batch.column("text")
-            null = pc.is_null(texts)
-            parts = engine.parts(pc.fill_null(texts, ""))
+            # A null text is an empty document: no token, like "".
+            parts = engine.parts(pc.fill_null(batch.column("text"), ""))
             ck = parts["content_key"].view(np.int64)
-            has = parts["has_tokens"] & ~null.to_numpy(zero_copy_only=False)
+            has = parts["has_tokens"]
             sig = np.ascontiguousarray(parts["signature"])
             keys = parts["band_keys"].view(np.int64)
             n, bands = keys.shape
