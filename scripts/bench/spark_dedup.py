@@ -25,6 +25,11 @@ tool, so that both runs see the same order. Then:
    documents whose similarity to the kept one is at least the threshold
    (clusters chain, so a few fall below it).
 
+With ``--index``, then: the first half of the documents with
+``update_index=True`` (a new band index), the second half against it, and
+the second half alone, timed; the second half's decisions are compared
+with `txtfp dedup --against` doing the same.
+
 Prints JSON lines, then a Markdown summary.
 """
 
@@ -61,6 +66,8 @@ def main():
     ap.add_argument("--cli", default="target/release/txtfp")
     ap.add_argument("--threshold", type=float, default=0.8)
     ap.add_argument("--cores", type=int, default=2, help="executor cores in the cluster")
+    ap.add_argument("--index", action="store_true",
+                    help="also: the first half with update_index=True, the second half against it")
     ap.add_argument("--executor-memory", default="768m",
                     help="per executor; gigabytes of text want TXTFP_SPARK_WORKER_MEMORY=3g and 2500m")
     args = ap.parse_args()
@@ -172,7 +179,55 @@ def main():
     print(f"| recall of planted pairs >= {args.threshold} | {quality['recall']} of {planted:,} |")
     print(f"| precision of planted pairs (together and >= {args.threshold}) | {quality['planted_precision']} |")
     print(f"| drop precision (dropped at >= {args.threshold} to the kept) | {quality['drop_precision']} of {len(dropped):,} |")
+    if args.index:
+        index_runs(spark, ts, args, table)
     spark.stop()
+
+
+def index_runs(spark, ts, args, table):
+    """The band index: the first half of the documents deduplicated with
+    ``update_index=True``, then the second half ``against`` the index, next
+    to the second half alone; the decisions are compared with `txtfp dedup
+    --against` doing the same."""
+    half = table.num_rows // 2
+    parts = {"a": table.slice(0, half), "b": table.slice(half)}
+    for name, part in parts.items():
+        os.makedirs(os.path.join(args.work, f"in-{name}"), exist_ok=True)
+        pq.write_table(part, os.path.join(args.work, f"in-{name}", "part-0.parquet"))
+        with open(os.path.join(args.work, f"{name}.jsonl"), "w", encoding="utf-8") as f:
+            for i, t in zip(part.column("id").to_pylist(), part.column("text").to_pylist()):
+                f.write(json.dumps({"id": i, "text": t}) + "\n")
+    index = os.path.join(args.work, "band-index")
+    subprocess.run(["rm", "-rf", index, os.path.join(args.work, "cli-index")], check=True)
+
+    def run(name, **options):
+        t0 = time.perf_counter()
+        ts.dedup_parquet(spark, os.path.join(args.work, f"in-{name}"), os.path.join(args.work, f"kept-{name}"),
+                         os.path.join(args.work, f"clusters-{name}"), threshold=args.threshold, **options)
+        return round(time.perf_counter() - t0, 2)
+
+    alone_b = run("b")
+    build_a = run("a", against=index, update_index=True)
+    after_a = subprocess.run(["du", "-sb", index], check=True, capture_output=True, text=True).stdout.split()[0]
+    against_b = run("b", against=index, update_index=True)
+    size = subprocess.run(["du", "-sb", index], check=True, capture_output=True, text=True).stdout.split()[0]
+    got = {r["id"]: r["kept_id"] for r in spark.read.parquet(os.path.join(args.work, "clusters-b")).collect()
+           if not r["keep"]}
+    want = {}
+    for name in ("a", "b"):
+        out = os.path.join(args.work, f"cli-{name}")
+        subprocess.run([args.cli, "dedup", os.path.join(args.work, f"{name}.jsonl"), "-o", out, "--threshold",
+                        str(args.threshold), "--against", os.path.join(args.work, "cli-index"), "--update-index"],
+                       check=True, capture_output=True)
+    with open(os.path.join(args.work, "cli-b", "duplicates.jsonl")) as f:
+        for d in map(json.loads, f):
+            want[d["id"]] = d["duplicate_of"]
+    res = {"stage": "band index", "second_half_alone_seconds": alone_b, "first_half_update_seconds": build_a,
+           "second_half_against_seconds": against_b, "index_bytes_after_first": int(after_a),
+           "index_bytes": int(size), "second_half_dropped": len(got),
+           "dropped_as_indexed": sum(1 for i in got if i in want and want[i] < table.column("id")[half].as_py()),
+           "same_decisions_as_cli": got == want}
+    print(json.dumps(res), flush=True)
 
 
 if __name__ == "__main__":

@@ -145,6 +145,102 @@ def test_connected_components_label_with_the_smallest_node(spark):
     assert labels == {x: find(x) for x in parent}
 
 
+def cli_decisions(cli, tmp_path, name, rows, index, estimated=False):
+    """``txtfp dedup --against index --update-index`` on ``rows`` ``(id, text)``:
+    the kept ids and, per dropped id, ``(duplicate_of, indexed)``."""
+    src = tmp_path / f"{name}.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows))
+    out = tmp_path / f"out-{name}"
+    subprocess.run([cli, "dedup", str(src), "-o", str(out), "--against", str(index), "--update-index"]
+                   + (["--estimated"] if estimated else []), check=True, capture_output=True)
+    dropped = {}
+    for line in (out / "duplicates.jsonl").read_text().splitlines():
+        d = json.loads(line)
+        dropped[d["id"]] = (d["duplicate_of"], bool(d.get("indexed")))
+    return sorted(set(i for i, _ in rows) - set(dropped)), dropped
+
+
+def spark_decisions(spark, rows, index, **options):
+    kept, clusters = ts.dedup(spark.createDataFrame(rows, "id long, text string"), against=index,
+                              update_index=True, **options)
+    rows = clusters.collect()
+    dropped = {r["id"]: (r["kept_id"], r["indexed"]) for r in rows if not r["keep"]}
+    for r in rows:
+        if r["indexed"]:
+            assert not r["keep"] and (r["similarity"] is None or r["similarity"] >= 0.8), r
+    return sorted(r["id"] for r in kept.select("id").collect()), dropped
+
+
+@pytest.mark.parametrize("verification", ["exact", "estimated"])
+def test_runs_against_a_band_index_decide_as_the_command_line_tool(spark, cli, tmp_path, verification):
+    """Three corpora, each run against the band index the earlier ones
+    left: every decision (kept, dropped as a duplicate of which document, of
+    an indexed one or not) equals the CLI's runs against its own index."""
+    docs = [d for d in corpus() if d is not None]
+    parts = [list(enumerate(docs))[a:b] for a, b in ((0, 60), (60, 110), (110, len(docs)))]
+    indexed = 0
+    for n, rows in enumerate(parts):
+        want = cli_decisions(cli, tmp_path, f"p{n}", rows, tmp_path / "cli-index", verification == "estimated")
+        got = spark_decisions(spark, rows, str(tmp_path / "index"), verification=verification)
+        assert got == want, n
+        indexed += sum(1 for v in got[1].values() if v[1])
+    assert indexed >= 8  # copies and near-duplicates of earlier corpora were found
+    meta = sorted((tmp_path / "index").glob("meta-*.json"))
+    assert [m.name for m in meta] == ["meta-000001.json", "meta-000002.json", "meta-000003.json"]
+
+
+def test_a_retried_update_gives_the_same_result_and_adds_nothing(spark, tmp_path):
+    docs = [d for d in corpus() if d is not None]
+    first, second = list(enumerate(docs))[:80], list(enumerate(docs))[80:]
+    index = str(tmp_path / "index")
+    spark_decisions(spark, first, index)
+    once = spark_decisions(spark, second, index)
+    again = spark_decisions(spark, second, index)
+    assert once == again and any(v[1] for v in once[1].values())
+    assert len(list((tmp_path / "index").glob("meta-*.json"))) == 2
+    # The same input without update_index is decided against everything.
+    kept, _ = ts.dedup(spark.createDataFrame(second, "id long, text string"), against=index)
+    assert kept.count() < len(once[0])
+
+
+def test_a_band_index_is_refused_when_it_does_not_fit(spark, tmp_path):
+    df = spark.createDataFrame([(1, "a b c d e f g")], "id long, text string")
+    index = str(tmp_path / "index")
+    with pytest.raises(FileNotFoundError, match="no txtfp band index"):
+        ts.dedup(df, against=index)
+    with pytest.raises(ValueError, match="needs the index folder"):
+        ts.dedup(df, update_index=True)
+    ts.dedup(df, against=index, update_index=True)
+    with pytest.raises(ValueError, match="other settings"):
+        ts.dedup(df, against=index, num_perm=64)
+    with pytest.raises(ValueError, match="other settings"):
+        ts.dedup(df, against=index, fast=True)
+    (tmp_path / "index" / "meta-000002.json").write_text("{not json")
+    with pytest.raises(ValueError, match="meta-000002.json"):
+        ts.dedup(df, against=index)
+
+
+def test_a_large_text_is_deduplicated_like_any_other(spark, tmp_path):
+    """A 16 MiB text and its near-duplicate go through every stage (Arrow
+    batches, exact verification, the kept rows) on 768 MiB executors."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    words = [f"w{i}" for i in range(5000)]
+    unit = " ".join(words[(i * 7919) % 5000] for i in range(100_000)) + " "
+    big = (unit * (16 * 2**20 // len(unit) + 1))[: 16 * 2**20]
+    texts = [big, "a small document of a few words only here", big[:-100] + " and a new ending", None]
+    (tmp_path / "in").mkdir()
+    pq.write_table(pa.table({"id": pa.array([1, 2, 3, 4], pa.int64()),
+                             "text": pa.array(texts, pa.large_string())}), str(tmp_path / "in" / "p.parquet"))
+    del big, unit, texts
+    written, dropped = ts.dedup_parquet(spark, str(tmp_path / "in"), str(tmp_path / "kept"),
+                                        str(tmp_path / "clusters"))
+    assert (written, dropped) == (3, 1)
+    rows = spark.read.parquet(str(tmp_path / "clusters")).collect()
+    assert sorted((r["id"], r["kept_id"]) for r in rows) == [(1, 1), (3, 1)]
+
+
 def test_reliable_checkpoints_give_the_same_clusters(spark, tmp_path):
     """With a checkpoint directory, stages are kept there (a lost executor
     costs nothing) instead of on the executors; the result is the same."""
