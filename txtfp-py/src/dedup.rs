@@ -8,8 +8,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use txtfp::classical::minhash::FastMinHashFingerprinter;
 use txtfp::classical::{DEFAULT_SEED, HashFamily};
+use txtfp::dedup::external::{DocumentSource, ExternalOptions, ExternalReport};
 use txtfp::dedup::{
-    DedupReport, EmptyDocuments, MinHashDedup, MinHashScheme, Similarity, Verification, parts,
+    DedupReport, DedupStats, EmptyDocuments, MinHashDedup, MinHashScheme, Similarity, Verification,
+    parts,
 };
 use txtfp::{Canonicalizer, MinHashFingerprinter, Tokenizer};
 
@@ -22,6 +24,11 @@ use crate::texts::{Doc, RoundReader, arrow_chunks, arrow_docs};
 /// A configured run of any slot count.
 trait Engine: Send + Sync {
     fn run(&self, ids: Vec<u64>, texts: &[&str]) -> txtfp::Result<DedupReport>;
+    fn run_external(
+        &self,
+        source: &dyn DocumentSource,
+        options: &ExternalOptions,
+    ) -> txtfp::Result<ExternalReport>;
     /// The signature a run compares, by its scheme, into `row`.
     fn sign(&self, text: &str, scratch: &mut String, row: &mut [u64]) -> txtfp::Result<()>;
     fn token_set(&self, text: &str) -> Vec<u64>;
@@ -37,6 +44,13 @@ struct Run<T: Tokenizer, const H: usize> {
 impl<T: Tokenizer + Clone + Send + Sync, const H: usize> Engine for Run<T, H> {
     fn run(&self, ids: Vec<u64>, texts: &[&str]) -> txtfp::Result<DedupReport> {
         self.dedup.run(ids.into_iter().zip(texts.iter().copied()))
+    }
+    fn run_external(
+        &self,
+        source: &dyn DocumentSource,
+        options: &ExternalOptions,
+    ) -> txtfp::Result<ExternalReport> {
+        self.dedup.run_external(source, options)
     }
     fn sign(&self, text: &str, scratch: &mut String, row: &mut [u64]) -> txtfp::Result<()> {
         match &self.fast {
@@ -230,6 +244,76 @@ impl PyMinHashDedup {
         let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
         let report = py.detach(|| self.engine.run(ids, &refs)).map_err(to_py)?;
         Ok(PyDedupReport { report })
+    }
+
+    /// The same run out of core: the same kept documents, `duplicate_of`
+    /// and clusters as `run`, for any memory budget and thread count,
+    /// holding a budgeted share of the fingerprints in memory and the rest
+    /// in `work_dir`. Documents are numbered by their position in the
+    /// source; the report (`ExternalReport`) streams the decisions from
+    /// `work_dir`, which stays until the caller removes it.
+    ///
+    /// `source` is read twice, in the same order each time:
+    /// - a path, a folder, a glob pattern (`"data/*.jsonl.zst"`) or a list
+    ///   of them: JSONL (also `.gz` / `.zst`) and Parquet shards, read and
+    ///   parsed in Rust. `text_field` names the text, `id_field` the id
+    ///   (`None`: none; a record without one gets `"FILE:ROW"`). A bad
+    ///   record is skipped and counted (`report.skipped`), or with
+    ///   `strict=True` raises `TxtfpError`;
+    /// - a zero-argument callable returning a fresh iterable of `str`, or
+    ///   of `(id, str)` pairs (ids `int` or `str`; otherwise the id is the
+    ///   position). The run fails with `TxtfpError` when the second pass
+    ///   differs from the first; an exception raised by the iterator ends
+    ///   the run and is raised as it is. `identity` is a string that
+    ///   changes whenever the corpus does (a file's name and mtime, a
+    ///   query and its snapshot): the work directory records it and
+    ///   refuses to resume with another. Without it the run cannot resume,
+    ///   and `work_dir` must be new or empty.
+    ///
+    /// `memory`: the budget of the run's buffers in bytes (default 1 GiB,
+    /// at least 65536). `against`: a dedup index folder (`txtfp index
+    /// build`, or a run with `update_index=True`); documents duplicating an
+    /// indexed one are dropped, `report.indexed_duplicates` counts them.
+    /// `update_index=True` then adds this run's documents to that index,
+    /// creating it if the folder holds none. `threads`: as for batches.
+    /// `progress`: called as `progress(stage, done, total)` on the calling
+    /// thread while the run works.
+    ///
+    /// The same call with the same settings, source and work directory
+    /// resumes after the last finished stage of an interrupted or failed
+    /// run (`report.stages[i]["resumed"]`). `KeyboardInterrupt`, or an
+    /// exception of `progress`, stops the run at its next batch of
+    /// documents (a merge stage runs to its end first).
+    #[pyo3(signature = (source, work_dir, *, memory = None, against = None, update_index = false, threads = None, text_field = "text".to_owned(), id_field = Some("id".to_owned()), strict = false, identity = None, progress = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn run_external(
+        &self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        work_dir: std::path::PathBuf,
+        memory: Option<usize>,
+        against: Option<std::path::PathBuf>,
+        update_index: bool,
+        threads: Option<usize>,
+        text_field: String,
+        id_field: Option<String>,
+        strict: bool,
+        identity: Option<String>,
+        progress: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<crate::external::PyExternalReport> {
+        let args = crate::external::Args {
+            work_dir,
+            memory,
+            against,
+            update_index,
+            threads,
+            text_field,
+            id_field,
+            strict,
+            identity,
+            progress,
+        };
+        crate::external::run(py, &|s, o| self.engine.run_external(s, o), source, args)
     }
 
     /// `(bands, rows)` of the run's banding (its product is `num_perm`).
@@ -518,17 +602,7 @@ impl PyDedupReport {
     /// compared_pairs, verified_pairs.
     #[getter]
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = &self.report.stats;
-        let d = PyDict::new(py);
-        d.set_item("documents", s.documents)?;
-        d.set_item("kept", s.kept)?;
-        d.set_item("dropped", s.dropped)?;
-        d.set_item("empty", s.empty)?;
-        d.set_item("clusters", s.clusters)?;
-        d.set_item("candidate_pairs", s.candidate_pairs)?;
-        d.set_item("compared_pairs", s.compared_pairs)?;
-        d.set_item("verified_pairs", s.verified_pairs)?;
-        Ok(d)
+        stats_dict(py, &self.report.stats)
     }
 
     /// The ids of the kept documents, in input order (`uint64`).
@@ -552,4 +626,18 @@ impl PyDedupReport {
             s.documents, s.kept, s.dropped, s.clusters
         )
     }
+}
+
+/// A run's counts as a dict, for the in-memory and the out-of-core report.
+pub(crate) fn stats_dict<'py>(py: Python<'py>, s: &DedupStats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("documents", s.documents)?;
+    d.set_item("kept", s.kept)?;
+    d.set_item("dropped", s.dropped)?;
+    d.set_item("empty", s.empty)?;
+    d.set_item("clusters", s.clusters)?;
+    d.set_item("candidate_pairs", s.candidate_pairs)?;
+    d.set_item("compared_pairs", s.compared_pairs)?;
+    d.set_item("verified_pairs", s.verified_pairs)?;
+    Ok(d)
 }

@@ -13,11 +13,13 @@ use pyo3::types::PyAny;
 mod canon;
 mod dedup;
 mod errors;
+mod external;
 mod lsh;
 mod minhash;
 mod run;
 mod settings;
 mod simhash;
+mod store;
 mod texts;
 mod tlsh;
 
@@ -111,7 +113,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tlsh::PyTlsh>()?;
     m.add_class::<dedup::PyMinHashDedup>()?;
     m.add_class::<dedup::PyDedupReport>()?;
+    m.add_class::<external::PyExternalReport>()?;
+    m.add_class::<external::PyExternalDecisions>()?;
     m.add_class::<lsh::PyLshIndex>()?;
+    m.add_class::<store::PyGlobalFingerprintStore>()?;
+    m.add_class::<store::PyDecisionRecord>()?;
     m.add_function(wrap_pyfunction!(canon::canonicalize, m)?)?;
     m.add_function(wrap_pyfunction!(tlsh::tlsh_distance, m)?)?;
     m.add_function(wrap_pyfunction!(jaccard, m)?)?;

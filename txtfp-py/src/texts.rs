@@ -125,6 +125,19 @@ impl<'py> RoundReader<'py> {
     /// A `TypeError` for an element that is not `str`, `bytes` or `None`;
     /// whatever the iterator raises.
     pub fn next_round(&mut self) -> PyResult<Option<Round>> {
+        self.next_round_by(|_, item| Ok(item))
+    }
+
+    /// [`next_round`](Self::next_round), taking the text of each element
+    /// from `text_of(index, element)`: a source of `(id, text)` pairs keeps
+    /// the ids on the side and hands back the text.
+    ///
+    /// # Errors
+    /// As [`next_round`](Self::next_round), and whatever `text_of` returns.
+    pub fn next_round_by(
+        &mut self,
+        mut text_of: impl FnMut(usize, Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Round>> {
         let mut round = Round {
             first: self.seen,
             bytes: Vec::new(),
@@ -132,7 +145,7 @@ impl<'py> RoundReader<'py> {
         };
         while round.bytes.len() < ROUND_BYTES && round.spans.len() < ROUND_DOCS {
             let Some(item) = self.iter.next() else { break };
-            let item = item?;
+            let item = text_of(self.seen, item?)?;
             let span = push(&item, self.seen, &mut round.bytes)?;
             round.spans.push(span);
             self.seen += 1;

@@ -1,8 +1,9 @@
 """Type stubs of the native module (re-exported by ``txtfp``)."""
 
 import os
-from collections.abc import Iterable, Mapping
-from typing import Literal, Optional, Union
+import pathlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -125,6 +126,55 @@ class DedupReport:
     def dropped_ids(self) -> npt.NDArray[np.uint64]: ...
     def __len__(self) -> int: ...
 
+# An out-of-core run's source: JSONL / Parquet shards, folders or glob
+# patterns, or a callable returning a fresh iterable of texts or (id, text).
+PathLike = Union[str, "os.PathLike[str]"]
+Source = Union[
+    PathLike,
+    list[PathLike],
+    tuple[PathLike, ...],
+    Callable[[], Iterable[Union[str, tuple[Union[int, str], str]]]],
+]
+# The ids of a source: a corpus's id field as stored, "FILE:ROW", a
+# callable's given ids or the positions.
+Id = Union[int, str, object]
+
+class ExternalDecisions(Iterator[dict[str, Any]]):
+    """Batches of decisions: dicts of NumPy arrays (see ExternalReport.decisions)."""
+    def __iter__(self) -> "ExternalDecisions": ...
+    def __next__(self) -> dict[str, Any]: ...
+
+class ExternalReport:
+    @property
+    def stats(self) -> dict[str, int]: ...
+    @property
+    def stages(self) -> list[dict[str, Any]]:
+        """name, seconds, resumed, peak_rss (bytes or None), work_dir_bytes."""
+    @property
+    def indexed_duplicates(self) -> int: ...
+    @property
+    def index_added(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def work_dir(self) -> pathlib.Path: ...
+    @property
+    def skipped(self) -> int: ...
+    @property
+    def skipped_records(self) -> list[tuple[str, str]]: ...
+    @property
+    def warnings(self) -> list[str]: ...
+    @property
+    def keep(self) -> npt.NDArray[np.bool_]: ...
+    def decisions(self, batch: int = 65536, *, start: int = 0, ids: bool = True) -> ExternalDecisions:
+        """position (uint64), keep, empty (bool), duplicate_of, cluster, matched,
+        indexed, indexed_matched (int64, -1 for none), similarity,
+        indexed_similarity (float32, NaN for none) and ids (list)."""
+    def to_arrays(self, *, ids: bool = True) -> dict[str, Any]: ...
+    def id(self, position: int) -> Id: ...
+    def duplicate_ids(self, examples: int = 5) -> dict[str, Any]: ...
+    def __len__(self) -> int: ...
+
 class MinHashDedup:
     def __init__(
         self,
@@ -145,6 +195,21 @@ class MinHashDedup:
     def exact_jaccard(
         self, a: Texts, b: Texts, *, threads: Optional[int] = None
     ) -> npt.NDArray[np.float32]: ...
+    def run_external(
+        self,
+        source: Source,
+        work_dir: PathLike,
+        *,
+        memory: Optional[int] = None,
+        against: Optional[PathLike] = None,
+        update_index: bool = False,
+        threads: Optional[int] = None,
+        text_field: str = "text",
+        id_field: Optional[str] = "id",
+        strict: bool = False,
+        identity: Optional[str] = None,
+        progress: Optional[Callable[[str, int, int], object]] = None,
+    ) -> ExternalReport: ...
     @property
     def banding(self) -> tuple[int, int]: ...
     @property
@@ -186,3 +251,88 @@ class LshIndex:
     def memory_usage(self) -> int: ...
     def __len__(self) -> int: ...
     def __contains__(self, id: int) -> bool: ...
+
+# One document of GlobalFingerprintStore.ingest_batch: (doc_id, text[,
+# source[, language]]) or a mapping with doc_id (or id), text, source,
+# language.
+StoreDocument = Union[
+    tuple[Union[str, int], Text],
+    tuple[Union[str, int], Text, Optional[str]],
+    tuple[Union[str, int], Text, Optional[str], Optional[str]],
+    Mapping[str, object],
+]
+StoreAction = Literal["accept", "drop", "mark_duplicate", "replace", "link", "mark_partial"]
+
+class DecisionRecord:
+    """The store's decision on one document."""
+    @property
+    def doc_id(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def action(self) -> StoreAction: ...
+    @property
+    def reason(self) -> dict[str, Union[str, int, float]]:
+        """kind: no_match, sim_hash (distance), min_hash / partial_min_hash
+        (jaccard), chunk_overlap (shared, total)."""
+    @property
+    def matched_doc_id(self) -> Optional[str]: ...
+    @property
+    def matched_source(self) -> Optional[str]: ...
+    @property
+    def superseded(self) -> list[str]: ...
+    @property
+    def linked_docs(self) -> list[str]: ...
+    @property
+    def duplicate_chunks(self) -> list[int]: ...
+    @property
+    def decided_at(self) -> int: ...
+    @property
+    def replayed(self) -> bool: ...
+    @property
+    def is_kept(self) -> bool: ...
+    @property
+    def is_duplicate(self) -> bool: ...
+    @property
+    def is_indexed(self) -> bool: ...
+    def to_dict(self) -> dict[str, object]:
+        """The JSON object `txtfp store ingest` writes."""
+
+class GlobalFingerprintStore:
+    def __init__(
+        self,
+        root_path: Union[str, "os.PathLike[str]", None] = None,
+        *,
+        config: Union[str, "os.PathLike[str]", None] = None,
+        toml: Optional[str] = None,
+        **settings: object,
+    ) -> None:
+        """An embedded store in root_path (settings: keys of the TOML
+        configuration), or the store a TOML file (config=) or text (toml=)
+        describes, embedded, Redis or Redis Cluster."""
+    def ingest(
+        self, doc_id: Union[str, int], text: Text, source: str, *, language: Optional[str] = None
+    ) -> DecisionRecord: ...
+    def ingest_batch(
+        self, docs: Iterable[StoreDocument], *, source: Optional[str] = None
+    ) -> list[Union[DecisionRecord, TxtfpError]]:
+        """One entry per document: its decision, or the TxtfpError (not
+        raised) of a document refused alone."""
+    def query(self, text: Text) -> list[dict[str, object]]:
+        """doc_id, source, reason, shared_chunks; strongest first."""
+    def document(self, doc_id: Union[str, int]) -> Optional[dict[str, object]]:
+        """doc_id, source, document_type, language, created_at, status
+        ("live", "duplicate", "superseded"), superseded_by, decision."""
+    def fingerprints(self, doc_id: Union[str, int]) -> list[dict[str, object]]: ...
+    def metrics(self) -> dict[str, object]:
+        """The dict of `txtfp store metrics --json`."""
+    @property
+    def config(self) -> str:
+        """The configuration as a [global_fingerprints] TOML document."""
+    @property
+    def recovered(self) -> list[str]: ...
+    @property
+    def closed(self) -> bool: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "GlobalFingerprintStore": ...
+    def __exit__(self, *exc: object) -> bool: ...
