@@ -12,9 +12,9 @@ use super::log::HEADER;
 use super::segment::Segment;
 use super::tables::Merge;
 use super::{
-    DOCS, FORMAT, Hot, Inner, LOG_FILE, Layout, MANIFEST, Manifest, Op, Record, TAG_CHUNKS,
-    TAG_IDS, bands_of, chunk_of, digest_chunk, digest_id, digest64, encode_doc, io, op_code,
-    put_varint, simhash_of, unzigzag, varint, varint32, write_durable, zigzag,
+    DOCS, FORMAT, Hot, Inner, LOG_FILE, Layout, MANIFEST, Manifest, Op, Record, Replayed,
+    TAG_CHUNKS, TAG_IDS, bands_of, chunk_of, digest_chunk, digest_id, digest64, encode_doc, io,
+    op_code, put_varint, simhash_of, unzigzag, varint, varint32, write_durable, zigzag,
 };
 use crate::store::backend::{ChunkOwner, Lookup, Snapshot, WriteOp, WriteSet};
 use crate::store::records::{FingerprintRecord, StoredDocument};
@@ -22,6 +22,9 @@ use crate::{Error, Result};
 
 /// Records the read cache holds at most.
 const HOT_RECORDS: usize = 16_384;
+/// Records the replay keeps at most: a frame lists each document's
+/// operations together, so a few suffice.
+const REPLAY_RECORDS: usize = 64;
 
 impl Inner {
     pub(super) fn log_end(&self) -> u64 {
@@ -396,6 +399,11 @@ impl Inner {
                     },
                 };
                 self.hot.borrow_mut().remove(doc);
+                if self.log.is_none()
+                    && let Some(r) = rec
+                {
+                    self.remember(*doc, at, Replayed::new(r));
+                }
                 let n = *doc as usize;
                 if n == self.offsets.len() {
                     if n >= u32::MAX as usize - 1 {
@@ -418,8 +426,12 @@ impl Inner {
             }
             Op::Index(doc) | Op::Unindex(doc) => {
                 let add = matches!(op, Op::Index(_));
+                let replayed = self.replayed(*doc)?;
                 let layout = self.layout()?;
-                let keys = self.with_record(*doc, |(_, fps)| filing_keys(layout, fps))?;
+                let keys = match replayed {
+                    Some(r) => filing_keys(layout, &r.record.1),
+                    None => self.with_record(*doc, |(_, fps)| filing_keys(layout, fps))?,
+                };
                 for (tag, key) in keys {
                     let key = digest64(key);
                     if add {
@@ -430,9 +442,11 @@ impl Inner {
                 }
             }
             Op::ChunkSet(doc, chunk) | Op::ChunkRemove(doc, chunk) => {
-                let h = self
-                    .with_record(*doc, |(_, fps)| chunk_of(fps, *chunk))?
-                    .ok_or_else(|| self.corrupt_op(&format!("chunk {chunk} of document {doc}")))?;
+                let h = match self.replayed(*doc)? {
+                    Some(r) => r.chunk(*chunk),
+                    None => self.with_record(*doc, |(_, fps)| chunk_of(fps, *chunk))?,
+                }
+                .ok_or_else(|| self.corrupt_op(&format!("chunk {chunk} of document {doc}")))?;
                 if matches!(op, Op::ChunkSet(..)) {
                     self.tables.add(TAG_CHUNKS, digest_chunk(&h), *doc);
                 } else {
@@ -445,6 +459,36 @@ impl Inner {
             }
         }
         Ok(())
+    }
+
+    /// While the log is replayed, document `doc`'s current record, read
+    /// and decoded once however many operations name it; `None` otherwise
+    /// (or for a number not stored, which the caller reports).
+    fn replayed(&mut self, doc: u32) -> Result<Option<Arc<Replayed>>> {
+        if self.log.is_some() {
+            return Ok(None);
+        }
+        let Some(&at) = self.offsets.get(doc as usize) else {
+            return Ok(None);
+        };
+        if let Some((cached_at, r)) = self.replaying.get(&doc)
+            && *cached_at == at
+        {
+            return Ok(Some(Arc::clone(r)));
+        }
+        let r = self.read_record(at)?;
+        Ok(Some(self.remember(doc, at, Replayed::new(r))))
+    }
+
+    /// Keeps `r`, document `doc`'s record at log offset `at`, for the rest
+    /// of the replay (within a bound).
+    fn remember(&mut self, doc: u32, at: u64, r: Replayed) -> Arc<Replayed> {
+        if self.replaying.len() >= REPLAY_RECORDS {
+            self.replaying.clear();
+        }
+        let r = Arc::new(r);
+        self.replaying.insert(doc, (at, Arc::clone(&r)));
+        r
     }
 
     fn corrupt_op(&self, what: &str) -> Error {

@@ -8,7 +8,7 @@ use std::path::Path;
 use super::Op;
 use super::apply::read_op;
 use super::codec::Strings;
-use super::log::{Scan, next_valid_frame, scan};
+use super::log::{Scan, next_valid_frame, scan, torn_tail};
 use super::segment::Segment;
 use crate::Result;
 
@@ -22,8 +22,12 @@ pub struct LogScan {
     /// Where the first damaged frame starts, if any.
     pub damaged_at: Option<u64>,
     /// The first valid frame after the damage: opening such a log is an
-    /// error, while damage with nothing valid after it is a torn tail.
+    /// error.
     pub valid_after: Option<u64>,
+    /// The damage is what an interrupted commit leaves (nothing valid
+    /// after it, and a header cut short or one whose frame reaches the
+    /// end): opening cuts it off. Other damage is an error.
+    pub torn: bool,
 }
 
 /// Reads `bytes` as a whole document log, as opening a store does: every
@@ -57,6 +61,7 @@ pub fn log(bytes: &[u8]) -> Result<LogScan> {
     })?;
     out.damaged_at = damaged;
     out.valid_after = damaged.and_then(|bad| next_valid_frame(bytes, bad + 1, len));
+    out.torn = out.valid_after.is_none() && damaged.is_some_and(|bad| torn_tail(bytes, bad, len));
     Ok(out)
 }
 

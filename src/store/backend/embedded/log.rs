@@ -6,10 +6,13 @@
 //! wrote, and a commit is durable once its frame is synced, so a process
 //! killed at any moment leaves whole frames followed at worst by part of
 //! one. Opening the log replays every frame after a given offset; a torn
-//! last frame (short, or failing its checksum with nothing valid after it)
-//! is cut off and reported, while a damaged frame with valid frames after
-//! it is an error naming the file and the offset, since dropping it would
-//! lose committed data silently.
+//! last frame is cut off and reported. Torn means what an interrupted
+//! append leaves: part of a header, or a whole one whose frame reaches the
+//! end of the file (short, or failing its checksum). Any other damage (a
+//! frame that valid frames follow, a header that is not one with bytes
+//! after it, damage before what the store knows was committed) is an error
+//! naming the file and the offset, since cutting there would lose committed
+//! data silently.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
@@ -62,16 +65,18 @@ impl Log {
     /// Opens (creating it if missing) the log at `path` and calls `each`
     /// with the file offset and bytes of every frame's payload from offset
     /// `from` (a frame boundary a checkpoint recorded) to the end. A torn
-    /// tail is cut off and returned.
+    /// tail is cut off and returned; the log is known to hold whole frames
+    /// up to `committed` at least, so no cut goes below it.
     ///
     /// # Errors
     ///
-    /// [`Error::Corrupt`] naming the file and offset for a damaged frame
-    /// that valid frames follow, or a `from` past the end; [`Error::Io`]
-    /// naming the file; `each`'s error.
+    /// [`Error::Corrupt`] naming the file and offset for damage that is not
+    /// a torn tail (see the module docs), or a `from` or `committed` past
+    /// the end; [`Error::Io`] naming the file; `each`'s error.
     pub(crate) fn open(
         path: &Path,
         from: u64,
+        committed: u64,
         each: &mut dyn FnMut(u64, &[u8]) -> Result<()>,
     ) -> Result<(Self, Option<Torn>)> {
         let file = OpenOptions::new()
@@ -84,10 +89,11 @@ impl Log {
             .metadata()
             .map_err(|e| io(path, "cannot read the size", e))?
             .len();
-        if from > len {
+        if from.max(committed) > len {
             return Err(Error::Corrupt(format!(
-                "{}: the store's checkpoint covers {from} bytes of the log, but it holds only {len}",
-                path.display()
+                "{}: the store's checkpoint covers {} bytes of the log, but it holds only {len}",
+                path.display(),
+                from.max(committed)
             )));
         }
         let mut input = BufReader::with_capacity(1 << 20, &file);
@@ -101,10 +107,18 @@ impl Log {
         drop(input);
         let mut torn = None;
         if let Some(bad) = bad_at {
-            if let Some(next) = next_valid_frame(&file, bad + 1, len) {
+            let why = if let Some(next) = next_valid_frame(&file, bad + 1, len) {
+                Some(format!("a valid frame follows at byte {next}"))
+            } else if bad < committed {
+                Some(format!("the store's checkpoint covers {committed} bytes"))
+            } else if !torn_tail(&file, bad, len) {
+                Some("not the tail an interrupted commit leaves".to_owned())
+            } else {
+                None
+            };
+            if let Some(why) = why {
                 return Err(Error::Corrupt(format!(
-                    "{}: damaged frame at byte {bad} (a valid frame follows at byte {next}); \
-                     the log cannot be replayed past it",
+                    "{}: damaged frame at byte {bad} ({why}); the log cannot be replayed past it",
                     path.display()
                 )));
             }
@@ -300,6 +314,23 @@ pub(crate) fn next_valid_frame(file: &(impl ReadAt + ?Sized), from: u64, len: u6
     None
 }
 
+/// Whether the bytes of `file` from `bad` to `len` (where replay stopped)
+/// are what an append cut short leaves of the last frame: a prefix of a
+/// header, or a header whose frame reaches the end of the file. Anything
+/// else is damage to frames that were whole.
+pub(crate) fn torn_tail(file: &(impl ReadAt + ?Sized), bad: u64, len: u64) -> bool {
+    let mut head = [0u8; HEADER as usize];
+    let n = usize::try_from((len - bad).min(HEADER)).unwrap_or(0);
+    if file.read_exact_at(&mut head[..n], bad).is_err() {
+        return false;
+    }
+    if n < HEADER as usize {
+        let m = n.min(4);
+        return head[..m] == MAGIC.to_le_bytes()[..m];
+    }
+    header(&head).is_some_and(|(size, _)| bad + HEADER + u64::from(size) >= len)
+}
+
 /// Positions of `byte` in `hay`.
 fn memchr_all(hay: &[u8], byte: u8) -> impl Iterator<Item = usize> + '_ {
     hay.iter()
@@ -323,7 +354,7 @@ mod tests {
 
     fn replay(path: &Path, from: u64) -> Result<(Frames, Option<Torn>)> {
         let mut got = Vec::new();
-        let (_, torn) = Log::open(path, from, &mut |at, p| {
+        let (_, torn) = Log::open(path, from, 0, &mut |at, p| {
             got.push((at, p.to_vec()));
             Ok(())
         })?;
@@ -333,7 +364,7 @@ mod tests {
     #[test]
     fn frames_replay_in_order_and_read_back() {
         let path = temp("order");
-        let (mut log, torn) = Log::open(&path, 0, &mut |_, _| Ok(())).unwrap();
+        let (mut log, torn) = Log::open(&path, 0, 0, &mut |_, _| Ok(())).unwrap();
         assert_eq!(torn, None);
         let payloads: Vec<Vec<u8>> = (0..50u8).map(|i| vec![i; usize::from(i) * 7]).collect();
         let mut offsets = Vec::new();
@@ -357,7 +388,7 @@ mod tests {
     #[test]
     fn a_torn_tail_is_cut_off_at_every_length() {
         let path = temp("torn");
-        let (mut log, _) = Log::open(&path, 0, &mut |_, _| Ok(())).unwrap();
+        let (mut log, _) = Log::open(&path, 0, 0, &mut |_, _| Ok(())).unwrap();
         log.commit(b"first frame").unwrap();
         let whole = log.end();
         log.commit(&[7u8; 300]).unwrap();
@@ -383,7 +414,7 @@ mod tests {
         let (got, torn) = replay(&path, 0).unwrap();
         assert_eq!((got.len(), torn.map(|t| t.at)), (1, Some(whole)));
         // And the log appends after the cut.
-        let (mut log, _) = Log::open(&path, 0, &mut |_, _| Ok(())).unwrap();
+        let (mut log, _) = Log::open(&path, 0, 0, &mut |_, _| Ok(())).unwrap();
         log.commit(b"after").unwrap();
         drop(log);
         assert_eq!(replay(&path, 0).unwrap().0.len(), 2);
@@ -392,7 +423,7 @@ mod tests {
     #[test]
     fn damage_before_valid_frames_is_an_error_naming_file_and_offset() {
         let path = temp("middle");
-        let (mut log, _) = Log::open(&path, 0, &mut |_, _| Ok(())).unwrap();
+        let (mut log, _) = Log::open(&path, 0, 0, &mut |_, _| Ok(())).unwrap();
         for i in 0..5u8 {
             log.commit(&[i; 100]).unwrap();
         }
@@ -409,7 +440,7 @@ mod tests {
     #[test]
     fn a_checkpoint_past_the_end_is_refused() {
         let path = temp("past");
-        drop(Log::open(&path, 0, &mut |_, _| Ok(())).unwrap());
+        drop(Log::open(&path, 0, 0, &mut |_, _| Ok(())).unwrap());
         assert!(replay(&path, 10).is_err());
     }
 
@@ -424,7 +455,7 @@ mod tests {
             cut in 0usize..2000,
         ) {
             let path = temp(&format!("prop-{}", sizes.len()));
-            let (mut log, _) = Log::open(&path, 0, &mut |_, _| Ok(())).unwrap();
+            let (mut log, _) = Log::open(&path, 0, 0, &mut |_, _| Ok(())).unwrap();
             let payloads: Vec<Vec<u8>> =
                 sizes.iter().enumerate().map(|(i, &n)| vec![i as u8; n]).collect();
             for p in &payloads {

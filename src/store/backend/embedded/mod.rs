@@ -35,6 +35,8 @@ mod tables;
 pub use migrate::Migrated;
 
 #[cfg(test)]
+mod recovery_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -314,6 +316,14 @@ struct Inner {
     fresh: Vec<(u32, Record)>,
     /// Where the replay is, while the log is being replayed.
     replayed_to: u64,
+    /// While the log is replayed: the records of documents its frames
+    /// wrote or touched lately, so each of a document's many operations
+    /// (one per chunk) does not read and decode its record again.
+    replaying: hashbrown::HashMap<u32, (u64, std::sync::Arc<Replayed>)>,
+    /// Records read from the log and decoded (counted for the tests that
+    /// check the replay reads each record once).
+    #[cfg(test)]
+    decoded: core::cell::Cell<u64>,
     /// Records read lately (see `hot_record`); a record rewritten is
     /// dropped from it.
     hot: core::cell::RefCell<hashbrown::HashMap<u32, std::sync::Arc<Hot>>>,
@@ -325,6 +335,39 @@ struct Inner {
     /// What the last background merge failed with, reported by the next
     /// checkpoint.
     merge_error: Option<Error>,
+}
+
+/// A record met during a replay, with its chunk hashes by chunk number
+/// once a chunk operation needed them.
+struct Replayed {
+    record: Record,
+    chunks: std::sync::OnceLock<hashbrown::HashMap<u32, Option<[u8; 32]>>>,
+}
+
+impl Replayed {
+    fn new(record: Record) -> Self {
+        Self {
+            record,
+            chunks: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// What [`chunk_of`] answers, from a map built once: the first record
+    /// of that chunk number.
+    fn chunk(&self, chunk: u32) -> Option<[u8; 32]> {
+        let chunks = self.chunks.get_or_init(|| {
+            let mut m = hashbrown::HashMap::new();
+            for r in &self.record.1 {
+                if r.fingerprint_type == FingerprintType::Chunk
+                    && let Some(c) = r.chunk_id
+                {
+                    m.entry(c).or_insert_with(|| hash_of(r));
+                }
+            }
+            m
+        });
+        chunks.get(&chunk).copied().flatten()
+    }
 }
 
 /// A record read lately, with its band keys once a lookup needed them: in
@@ -617,9 +660,14 @@ impl Inner {
             Err(e) => return Err(io(&manifest_path, "cannot read", e)),
         };
         let next = manifest.next_segment;
+        // What the log is known to hold: the checkpoint's part, and at
+        // least the first frame, synced before the parameters were written.
+        let committed = manifest
+            .log_end
+            .max(if layout.is_some() { log::HEADER } else { 0 });
         let attempt = match damage {
             Some(why) => Err(why),
-            None => match Self::load_from(root, layout.clone(), manifest) {
+            None => match Self::load_from(root, layout.clone(), manifest, committed) {
                 Ok(loaded) => Ok(loaded),
                 Err(Error::Corrupt(why)) if !why.contains(LOG_FILE) => Err(why),
                 Err(e) => return Err(e),
@@ -629,7 +677,7 @@ impl Inner {
             Ok(loaded) => loaded,
             Err(why) => {
                 notes.push(format!("{why}; rebuilt the tables from the log"));
-                let (mut inner, torn) = Self::load_from(root, layout, fresh(next))?;
+                let (mut inner, torn) = Self::load_from(root, layout, fresh(next), committed)?;
                 inner.moved.clear();
                 inner.checkpoint()?;
                 (inner, torn)
@@ -651,6 +699,7 @@ impl Inner {
         root: &Path,
         layout: Option<Layout>,
         manifest: Manifest,
+        committed: u64,
     ) -> Result<(Self, Option<log::Torn>)> {
         let tags = layout.as_ref().map_or(2, Layout::tags);
         let mut segments = Vec::with_capacity(manifest.segments.len());
@@ -669,7 +718,7 @@ impl Inner {
         for (i, s) in manifest.strings.iter().enumerate() {
             strings.define(i as u32, s.clone())?;
         }
-        let (offsets, simhashes) = read_docs(&root.join(DOCS), manifest.docs)?;
+        let (offsets, simhashes) = read_docs(&root.join(DOCS), manifest.docs, manifest.log_end)?;
         let log_path = root.join(LOG_FILE);
         let reader = OpenOptions::new()
             .read(true)
@@ -696,6 +745,9 @@ impl Inner {
             stale: false,
             fresh: Vec::new(),
             replayed_to: 0,
+            replaying: hashbrown::HashMap::new(),
+            #[cfg(test)]
+            decoded: core::cell::Cell::new(0),
             hot: core::cell::RefCell::default(),
             next_segment: 0,
             merge_inline: true,
@@ -704,9 +756,12 @@ impl Inner {
         inner.next_segment = inner.manifest.next_segment;
         let from = inner.manifest.log_end;
         inner.replayed_to = from;
-        let (log, torn) = Log::open(&log_path, from, &mut |at, payload| inner.frame(at, payload))?;
+        let (log, torn) = Log::open(&log_path, from, committed, &mut |at, payload| {
+            inner.frame(at, payload)
+        })?;
         inner.pending_at = log.end() + log::HEADER;
         inner.log = Some(log);
+        inner.replaying = hashbrown::HashMap::new();
         Ok((inner, torn))
     }
 }
@@ -745,8 +800,11 @@ fn sweep(root: &Path, keep: &[String]) {
     }
 }
 
-/// `docs.idx`: 16 bytes per document (record offset, SimHash).
-fn read_docs(path: &Path, docs: u32) -> Result<(Vec<u64>, Vec<u64>)> {
+/// `docs.idx`: 16 bytes per document (record offset, SimHash). Every
+/// record it points at lies inside the first `log_end` bytes of the log
+/// (past the first frame's header), which catches a damaged file here
+/// rather than at a read of a record that is not there.
+fn read_docs(path: &Path, docs: u32, log_end: u64) -> Result<(Vec<u64>, Vec<u64>)> {
     if docs == 0 {
         return Ok((Vec::new(), Vec::new()));
     }
@@ -761,9 +819,17 @@ fn read_docs(path: &Path, docs: u32) -> Result<(Vec<u64>, Vec<u64>)> {
     };
     let mut offsets = Vec::with_capacity(docs as usize);
     let mut simhashes = Vec::with_capacity(docs as usize);
-    for c in body.chunks_exact(16) {
+    for (d, c) in body.chunks_exact(16).enumerate() {
         let (a, b) = c.split_at(8);
-        offsets.push(u64::from_le_bytes(a.try_into().unwrap_or_default()));
+        let at = u64::from_le_bytes(a.try_into().unwrap_or_default());
+        if at <= log::HEADER || at >= log_end {
+            return Err(Error::Corrupt(format!(
+                "{}: document {d} points at byte {at} of the log, outside the {log_end} bytes \
+                 the checkpoint covers",
+                path.display()
+            )));
+        }
+        offsets.push(at);
         simhashes.push(u64::from_le_bytes(b.try_into().unwrap_or_default()));
     }
     Ok((offsets, simhashes))
@@ -910,6 +976,8 @@ impl Inner {
         } else {
             read_record_bytes(&self.reader, at).map_err(|_| self.bad_record(at))?
         };
+        #[cfg(test)]
+        self.decoded.set(self.decoded.get() + 1);
         let (entry, fps) = decode_doc(&self.strings, &bytes).map_err(|e| {
             Error::Corrupt(format!(
                 "{}: the record at byte {at} is damaged: {e}",
@@ -958,7 +1026,16 @@ impl Inner {
             .offsets
             .get(doc as usize)
             .ok_or_else(|| Error::Corrupt(format!("store: document number {doc} is not stored")))?;
-        Ok(f(&self.read_record(at)?))
+        let from_index = doc < self.manifest.docs && !self.moved.contains(&doc);
+        match self.read_record(at) {
+            Ok(r) => Ok(f(&r)),
+            // The offset came from docs.idx: it may be the damaged file.
+            Err(Error::Corrupt(why)) if from_index => Err(Error::Corrupt(format!(
+                "{why} (where {} places document {doc})",
+                self.root.join(DOCS).display()
+            ))),
+            Err(e) => Err(e),
+        }
     }
 }
 

@@ -378,7 +378,7 @@ fn the_in_memory_readers_agree_with_the_store_files() {
     let mut frames = Vec::new();
     let copy = temp("in-memory-log").join(LOG_FILE);
     std::fs::write(&copy, &log).unwrap();
-    Log::open(&copy, 0, &mut |at, p| {
+    Log::open(&copy, 0, 0, &mut |at, p| {
         frames.push((at, p.len()));
         Ok(())
     })
@@ -390,8 +390,8 @@ fn the_in_memory_readers_agree_with_the_store_files() {
     let (at, len) = frames[frames.len() - 1];
     let torn = fuzzing::log(&log[..log.len() - 3]).unwrap();
     assert_eq!(
-        (torn.damaged_at, torn.valid_after),
-        (Some(at - HEADER), None)
+        (torn.damaged_at, torn.valid_after, torn.torn),
+        (Some(at - HEADER), None, true)
     );
     // A flipped payload byte or header byte: the frame fails its check, and
     // the valid frame after it is reported (opening the store refuses).
@@ -402,6 +402,7 @@ fn the_in_memory_readers_agree_with_the_store_files() {
         let d = fuzzing::log(&bad).unwrap();
         assert_eq!(d.damaged_at, Some(second - HEADER));
         assert_eq!(d.valid_after, Some(second + second_len as u64));
+        assert!(!d.torn);
     }
     // A whole frame whose operation is unknown: an error naming the byte.
     let mut unknown = log.clone();
