@@ -12,9 +12,9 @@ use super::log::HEADER;
 use super::segment::Segment;
 use super::tables::Merge;
 use super::{
-    DOCS, FORMAT, Hot, Inner, LOG_FILE, Layout, MANIFEST, Manifest, Op, Record, Replayed,
-    TAG_CHUNKS, TAG_IDS, bands_of, chunk_of, digest_chunk, digest_id, digest64, encode_doc, io,
-    op_code, put_varint, simhash_of, unzigzag, varint, varint32, write_durable, zigzag,
+    DOCS, FORMAT, Held, Hot, Inner, LOG_FILE, Layout, MANIFEST, Manifest, Op, Record, TAG_CHUNKS,
+    TAG_IDS, bands_of, digest_chunk, digest_id, digest64, encode_doc, io, op_code, put_varint,
+    simhash_of, unzigzag, varint, varint32, write_durable, zigzag,
 };
 use crate::store::backend::{ChunkOwner, Lookup, Snapshot, WriteOp, WriteSet};
 use crate::store::records::{FingerprintRecord, StoredDocument};
@@ -22,9 +22,9 @@ use crate::{Error, Result};
 
 /// Records the read cache holds at most.
 const HOT_RECORDS: usize = 16_384;
-/// Records the replay keeps at most: a frame lists each document's
+/// Records held at most: a write set, like a frame, lists each document's
 /// operations together, so a few suffice.
-const REPLAY_RECORDS: usize = 64;
+const HELD_RECORDS: usize = 64;
 
 impl Inner {
     pub(super) fn log_end(&self) -> u64 {
@@ -171,7 +171,6 @@ impl Inner {
     /// (so the next decision of the batch sees them) and added to the
     /// frame being built.
     pub(super) fn apply(&mut self, ws: WriteSet) -> Result<()> {
-        self.fresh.clear();
         // Entries and records by document, in order of first mention.
         let mut docs: Vec<(
             String,
@@ -257,7 +256,7 @@ impl Inner {
         }
         for (h, owner) in chunk_sets {
             let doc = self.doc_number(&owner.doc_id)?;
-            if self.with_record(doc, |(_, fps)| chunk_of(fps, owner.chunk_id))? != Some(h) {
+            if self.held(doc)?.chunk(owner.chunk_id) != Some(h) {
                 return Err(Error::Store(format!(
                     "chunk {} of {:?} is not the chunk it is set to own",
                     owner.chunk_id, owner.doc_id
@@ -318,8 +317,7 @@ impl Inner {
         let at = self.pending_at + self.pending.len() as u64;
         put_varint(&mut self.pending, body.len() as u64);
         self.pending.extend_from_slice(&body);
-        self.fresh.push((doc, (entry, fps)));
-        self.apply_op(&Op::Doc(doc), at, None)
+        self.apply_op(&Op::Doc(doc), at, Some((entry, fps)))
     }
 
     /// Adds `op` to the frame and applies it.
@@ -388,22 +386,13 @@ impl Inner {
         match op {
             Op::Def(id, text) => self.strings.define(*id, text.clone())?,
             Op::Doc(doc) => {
-                let (simhash, id) = match &rec {
-                    Some(r) => (simhash_of(&r.1).unwrap_or(0), digest_id(&r.0.doc_id)),
-                    None => match self.fresh.iter().rev().find(|(d, _)| d == doc) {
-                        Some((_, r)) => (simhash_of(&r.1).unwrap_or(0), digest_id(&r.0.doc_id)),
-                        None => {
-                            let r = self.read_record(at)?;
-                            (simhash_of(&r.1).unwrap_or(0), digest_id(&r.0.doc_id))
-                        }
-                    },
+                let r = match rec {
+                    Some(r) => r,
+                    None => self.read_record(at)?,
                 };
+                let (simhash, id) = (simhash_of(&r.1).unwrap_or(0), digest_id(&r.0.doc_id));
                 self.hot.borrow_mut().remove(doc);
-                if self.log.is_none()
-                    && let Some(r) = rec
-                {
-                    self.remember(*doc, at, Replayed::new(r));
-                }
+                self.remember(*doc, at, Held::new(r));
                 let n = *doc as usize;
                 if n == self.offsets.len() {
                     if n >= u32::MAX as usize - 1 {
@@ -426,12 +415,8 @@ impl Inner {
             }
             Op::Index(doc) | Op::Unindex(doc) => {
                 let add = matches!(op, Op::Index(_));
-                let replayed = self.replayed(*doc)?;
-                let layout = self.layout()?;
-                let keys = match replayed {
-                    Some(r) => filing_keys(layout, &r.record.1),
-                    None => self.with_record(*doc, |(_, fps)| filing_keys(layout, fps))?,
-                };
+                let held = self.held(*doc)?;
+                let keys = filing_keys(self.layout()?, &held.record.1);
                 for (tag, key) in keys {
                     let key = digest64(key);
                     if add {
@@ -442,11 +427,10 @@ impl Inner {
                 }
             }
             Op::ChunkSet(doc, chunk) | Op::ChunkRemove(doc, chunk) => {
-                let h = match self.replayed(*doc)? {
-                    Some(r) => r.chunk(*chunk),
-                    None => self.with_record(*doc, |(_, fps)| chunk_of(fps, *chunk))?,
-                }
-                .ok_or_else(|| self.corrupt_op(&format!("chunk {chunk} of document {doc}")))?;
+                let h = self
+                    .held(*doc)?
+                    .chunk(*chunk)
+                    .ok_or_else(|| self.corrupt_op(&format!("chunk {chunk} of document {doc}")))?;
                 if matches!(op, Op::ChunkSet(..)) {
                     self.tables.add(TAG_CHUNKS, digest_chunk(&h), *doc);
                 } else {
@@ -461,33 +445,24 @@ impl Inner {
         Ok(())
     }
 
-    /// While the log is replayed, document `doc`'s current record, read
-    /// and decoded once however many operations name it; `None` otherwise
-    /// (or for a number not stored, which the caller reports).
-    fn replayed(&mut self, doc: u32) -> Result<Option<Arc<Replayed>>> {
-        if self.log.is_some() {
-            return Ok(None);
+    /// Document `doc`'s current record, read and decoded once however
+    /// many operations name it.
+    pub(super) fn held(&mut self, doc: u32) -> Result<Arc<Held>> {
+        if let Some(r) = self.held_now(doc) {
+            return Ok(Arc::clone(r));
         }
-        let Some(&at) = self.offsets.get(doc as usize) else {
-            return Ok(None);
-        };
-        if let Some((cached_at, r)) = self.replaying.get(&doc)
-            && *cached_at == at
-        {
-            return Ok(Some(Arc::clone(r)));
-        }
-        let r = self.read_record(at)?;
-        Ok(Some(self.remember(doc, at, Replayed::new(r))))
+        let (at, r) = self.read_doc(doc)?;
+        Ok(self.remember(doc, at, Held::new(r)))
     }
 
-    /// Keeps `r`, document `doc`'s record at log offset `at`, for the rest
-    /// of the replay (within a bound).
-    fn remember(&mut self, doc: u32, at: u64, r: Replayed) -> Arc<Replayed> {
-        if self.replaying.len() >= REPLAY_RECORDS {
-            self.replaying.clear();
+    /// Keeps `r`, document `doc`'s record at log offset `at`, while it is
+    /// among the latest (within a bound).
+    fn remember(&mut self, doc: u32, at: u64, r: Held) -> Arc<Held> {
+        if self.held.len() >= HELD_RECORDS {
+            self.held.clear();
         }
         let r = Arc::new(r);
-        self.replaying.insert(doc, (at, Arc::clone(&r)));
+        self.held.insert(doc, (at, Arc::clone(&r)));
         r
     }
 

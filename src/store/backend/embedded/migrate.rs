@@ -76,7 +76,6 @@ impl EmbeddedBackend {
         let mut in_batch = 0usize;
         inner.begin();
         legacy.for_each_document(&mut |c| {
-            inner.fresh.clear();
             let live = c.entry.status == crate::store::DocStatus::Live;
             let doc = inner.offsets.len() as u32;
             inner.put_doc(doc, c.entry, c.fingerprints)?;
@@ -95,14 +94,14 @@ impl EmbeddedBackend {
         let owners = legacy.chunks()?;
         let chunks = owners.len() as u64;
         for (h, owner) in owners {
-            let Some((doc, _)) = inner.find_id(&owner.doc_id)? else {
+            let Some(doc) = inner.find_number(&owner.doc_id)? else {
                 return Err(Error::Corrupt(format!(
                     "{}: chunk owner {:?} is not a stored document",
                     legacy_path.display(),
                     owner.doc_id
                 )));
             };
-            if super::chunk_of(&inner.record(doc)?.1, owner.chunk_id) != Some(h) {
+            if inner.held(doc)?.chunk(owner.chunk_id) != Some(h) {
                 return Err(Error::Corrupt(format!(
                     "{}: chunk {} of {:?} does not match its owner record",
                     legacy_path.display(),

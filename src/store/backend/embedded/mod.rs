@@ -268,11 +268,18 @@ fn minhash_of(records: &[FingerprintRecord]) -> Option<Vec<u64>> {
         .and_then(|r| parse_signature(&r.value))
 }
 
-fn chunk_of(records: &[FingerprintRecord], chunk: u32) -> Option<[u8; 32]> {
-    records
-        .iter()
-        .find(|r| r.fingerprint_type == FingerprintType::Chunk && r.chunk_id == Some(chunk))
-        .and_then(hash_of)
+#[cfg(test)]
+thread_local! {
+    /// Walks over a record's fingerprints in search of chunks, on this
+    /// thread (counted for the tests that check a document's chunk
+    /// operations walk its record once, not once per chunk).
+    static CHUNK_SCANS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
+/// Counts one walk over a record's fingerprints (tests only).
+fn chunk_scan() {
+    #[cfg(test)]
+    CHUNK_SCANS.with(|n| n.set(n.get() + 1));
 }
 
 fn io(path: &Path, what: &str, e: std::io::Error) -> Error {
@@ -311,15 +318,14 @@ struct Inner {
     /// Set when a commit failed after changing the in-memory state: the
     /// next use reloads it from disk.
     stale: bool,
-    /// The records the current write set wrote, so applying it does not
-    /// decode them again.
-    fresh: Vec<(u32, Record)>,
     /// Where the replay is, while the log is being replayed.
     replayed_to: u64,
-    /// While the log is replayed: the records of documents its frames
-    /// wrote or touched lately, so each of a document's many operations
-    /// (one per chunk) does not read and decode its record again.
-    replaying: hashbrown::HashMap<u32, (u64, std::sync::Arc<Replayed>)>,
+    /// The records of documents written or touched lately, by the current
+    /// write set or the frames being replayed, with the log offset each
+    /// was read at (a record rewritten has a new one): each of a
+    /// document's many operations (one per chunk) neither reads and
+    /// decodes its record again nor walks it for the chunk.
+    held: hashbrown::HashMap<u32, (u64, std::sync::Arc<Held>)>,
     /// Records read from the log and decoded (counted for the tests that
     /// check the replay reads each record once).
     #[cfg(test)]
@@ -337,14 +343,14 @@ struct Inner {
     merge_error: Option<Error>,
 }
 
-/// A record met during a replay, with its chunk hashes by chunk number
-/// once a chunk operation needed them.
-struct Replayed {
+/// A record written or touched lately (see `Inner::held`), with its chunk
+/// hashes by chunk number once a chunk operation needed them.
+struct Held {
     record: Record,
     chunks: std::sync::OnceLock<hashbrown::HashMap<u32, Option<[u8; 32]>>>,
 }
 
-impl Replayed {
+impl Held {
     fn new(record: Record) -> Self {
         Self {
             record,
@@ -352,10 +358,11 @@ impl Replayed {
         }
     }
 
-    /// What [`chunk_of`] answers, from a map built once: the first record
-    /// of that chunk number.
+    /// The hash of the record's first chunk record numbered `chunk`, from
+    /// a map built once.
     fn chunk(&self, chunk: u32) -> Option<[u8; 32]> {
         let chunks = self.chunks.get_or_init(|| {
+            chunk_scan();
             let mut m = hashbrown::HashMap::new();
             for r in &self.record.1 {
                 if r.fingerprint_type == FingerprintType::Chunk
@@ -399,6 +406,7 @@ impl Hot {
     /// What [`owner_of`] answers for this record, from a map built once.
     fn owner(&self, h: &[u8; 32]) -> Option<ChunkOwner> {
         let chunks = self.chunks.get_or_init(|| {
+            chunk_scan();
             let mut m = hashbrown::HashMap::new();
             for r in &self.cand.fingerprints {
                 if r.fingerprint_type == FingerprintType::Chunk
@@ -743,9 +751,8 @@ impl Inner {
             // Until the log is open, every record is read from the file.
             pending_at: u64::MAX,
             stale: false,
-            fresh: Vec::new(),
             replayed_to: 0,
-            replaying: hashbrown::HashMap::new(),
+            held: hashbrown::HashMap::new(),
             #[cfg(test)]
             decoded: core::cell::Cell::new(0),
             hot: core::cell::RefCell::default(),
@@ -761,7 +768,7 @@ impl Inner {
         })?;
         inner.pending_at = log.end() + log::HEADER;
         inner.log = Some(log);
-        inner.replaying = hashbrown::HashMap::new();
+        inner.held = hashbrown::HashMap::new();
         Ok((inner, torn))
     }
 }
@@ -1016,19 +1023,32 @@ impl Inner {
         self.with_record(doc, Clone::clone)
     }
 
-    /// `f` of document `doc`'s record, without a copy when the current
-    /// write set wrote it.
+    /// `f` of document `doc`'s record, without a read when it is held.
     fn with_record<T>(&self, doc: u32, f: impl FnOnce(&Record) -> T) -> Result<T> {
-        if let Some((_, r)) = self.fresh.iter().rev().find(|(d, _)| *d == doc) {
-            return Ok(f(r));
+        if let Some(r) = self.held_now(doc) {
+            return Ok(f(&r.record));
         }
+        self.read_doc(doc).map(|(_, r)| f(&r))
+    }
+
+    /// Document `doc`'s record if it is held at its current offset.
+    fn held_now(&self, doc: u32) -> Option<&std::sync::Arc<Held>> {
+        let at = self.offsets.get(doc as usize)?;
+        self.held
+            .get(&doc)
+            .filter(|(held_at, _)| held_at == at)
+            .map(|(_, r)| r)
+    }
+
+    /// Document `doc`'s record read from the log, with its offset.
+    fn read_doc(&self, doc: u32) -> Result<(u64, Record)> {
         let at = *self
             .offsets
             .get(doc as usize)
             .ok_or_else(|| Error::Corrupt(format!("store: document number {doc} is not stored")))?;
         let from_index = doc < self.manifest.docs && !self.moved.contains(&doc);
         match self.read_record(at) {
-            Ok(r) => Ok(f(&r)),
+            Ok(r) => Ok((at, r)),
             // The offset came from docs.idx: it may be the damaged file.
             Err(Error::Corrupt(why)) if from_index => Err(Error::Corrupt(format!(
                 "{why} (where {} places document {doc})",

@@ -1,5 +1,5 @@
-//! Opening a store: the replay's cost, and what damage to the log and to
-//! `docs.idx` does.
+//! The cost of a document's chunks when it is ingested and when the log
+//! is replayed, and what damage to the log and to `docs.idx` does.
 
 use std::path::{Path, PathBuf};
 
@@ -83,6 +83,37 @@ fn the_replay_decodes_each_record_once() {
         "{recovered:?}"
     );
     assert!(n <= docs.len() as u64, "{n} records decoded");
+    assert_eq!(state(&open(&root).unwrap(), &docs), want);
+}
+
+/// Walks over records' fingerprints in search of chunks on this thread.
+fn chunk_scans() -> u64 {
+    super::CHUNK_SCANS.with(core::cell::Cell::get)
+}
+
+/// Ingesting documents of many chunks walks each record for them a few
+/// times (once for the chunk numbers, once for the hashes), not once per
+/// chunk; the stored state is the one the replay rebuilds.
+#[test]
+fn ingest_walks_each_record_for_its_chunks_a_few_times() {
+    let root = temp("ingest-scans");
+    let docs = documents(6, 2000);
+    let store = open(&root).unwrap();
+    let before = chunk_scans();
+    store.ingest_batch(&docs[..3]).unwrap();
+    store.ingest_batch(&docs[3..]).unwrap();
+    // The second batch again, and a document made of the first one's
+    // chunks: decided against what is stored, nothing new to own.
+    store.ingest_batch(&docs[3..]).unwrap();
+    let copy = IncomingDocument::new("copy", docs[0].text.clone(), "web");
+    store.ingest(&copy).unwrap();
+    let scans = chunk_scans() - before;
+    assert!(
+        scans <= 3 * 10,
+        "{scans} walks for 10 documents of 2000 chunks"
+    );
+    let want = state(&store, &docs);
+    drop(store);
     assert_eq!(state(&open(&root).unwrap(), &docs), want);
 }
 
