@@ -68,6 +68,7 @@ def main():
     ap.add_argument("--cores", type=int, default=2, help="executor cores in the cluster")
     ap.add_argument("--index", action="store_true",
                     help="also: the first half with update_index=True, the second half against it")
+    ap.add_argument("--index-only", action="store_true", help="only the --index runs")
     ap.add_argument("--executor-memory", default="768m",
                     help="per executor; gigabytes of text want TXTFP_SPARK_WORKER_MEMORY=3g and 2500m")
     args = ap.parse_args()
@@ -98,6 +99,10 @@ def main():
     # Warm the executors' Python workers and the JVM.
     spark.read.parquet(src).limit(1000).count()
 
+    if args.index_only:
+        index_runs(spark, ts, args, table)
+        spark.stop()
+        return
     df = spark.read.parquet(src)
     settings = ts._settings(args.threshold, 5, 128, False, "exact", ts.DEFAULT_SEED)
     schema = "id long, ck_lo long, ck_hi long, has_tokens boolean, signature binary, band_keys array<long>"
