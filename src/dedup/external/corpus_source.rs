@@ -283,16 +283,5 @@ fn fallback_id(corpus: &Corpus, key: Key) -> String {
         .shards()
         .get(key.shard as usize)
         .map_or("", |s| s.name());
-    let mut out = String::with_capacity(name.len() + 24);
-    out.push('"');
-    for c in name.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push_str(&format!(":{}\"", key.row));
-    out
+    serde_json::to_string(&format!("{name}:{}", key.row)).unwrap_or_default()
 }

@@ -17,7 +17,9 @@ exactly them, one generation per run that updated it:
 - ``meta-<NNNNNN>.json``: the settings and the generations in force. The
   highest-numbered one is current; an update writes its tables beside the
   others, then creates the next meta file (the commit point: created once,
-  by a rename, so two runs updating at once cannot both commit).
+  by a rename, which HDFS refuses onto an existing name, so two runs
+  updating at once cannot both commit there; elsewhere an existence check
+  comes first).
 
 Indexed documents are ordered by ``(gen, id)``: an earlier generation
 comes first, as it would in one run over all the corpora. The keys a

@@ -143,7 +143,8 @@ fn split<'py>(
     }
     let id = pair.get_item(0)?;
     if let Ok(s) = id.cast::<PyString>() {
-        ids.push(json_string(&s.to_cow()?));
+        // A string id is kept as its JSON text, as the corpus reader keeps ids.
+        ids.push(serde_json::to_string(&*s.to_cow()?).unwrap_or_default());
     } else if id.is_instance_of::<PyInt>() && !id.is_instance_of::<PyBool>() {
         ids.push(id.str()?.to_cow()?.into_owned());
     } else {
@@ -153,22 +154,6 @@ fn split<'py>(
         )));
     }
     pair.get_item(1)
-}
-
-/// `s` as a JSON string.
-fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 impl DocumentSource for Callable<'_> {

@@ -104,7 +104,7 @@ pub(super) fn at_index(py: Python<'_>, i: usize, err: PyErr) -> PyErr {
 /// Keyword settings as a TOML document, for the library's parser (which
 /// names an unknown key or a bad value).
 pub(super) fn settings_toml(settings: &Bound<'_, PyDict>) -> PyResult<String> {
-    let mut out = String::new();
+    let mut table = toml::Table::new();
     for (k, v) in settings.iter() {
         let key: String = k.extract()?;
         let value = toml_value(&v, 0).map_err(|e| {
@@ -116,33 +116,25 @@ pub(super) fn settings_toml(settings: &Bound<'_, PyDict>) -> PyResult<String> {
                 bad_value(msg)
             }
         })?;
-        out.push_str(&toml_string(&key));
-        out.push_str(" = ");
-        out.push_str(&value);
-        out.push('\n');
+        table.insert(key, value);
     }
-    Ok(out)
+    toml::to_string(&table).map_err(|e| bad_value(format!("the settings have no TOML form: {e}")))
 }
 
 /// Deepest nesting of lists and dicts in a setting (the config has
 /// lists of names and one table of names).
 const MAX_SETTING_DEPTH: usize = 4;
 
-pub(super) fn toml_value(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<String> {
+fn toml_value(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<toml::Value> {
     if depth > MAX_SETTING_DEPTH {
         return Err(bad_value("nested too deeply for a store setting"));
     }
     if v.is_instance_of::<PyBool>() {
-        return Ok(if v.extract::<bool>()? {
-            "true"
-        } else {
-            "false"
-        }
-        .into());
+        return Ok(toml::Value::Boolean(v.extract()?));
     }
     if v.is_instance_of::<PyInt>() {
         return match v.extract::<i64>() {
-            Ok(n) => Ok(n.to_string()),
+            Ok(n) => Ok(toml::Value::Integer(n)),
             Err(_) => Err(bad_value(format!(
                 "{} does not fit a TOML integer",
                 v.str()?
@@ -150,45 +142,34 @@ pub(super) fn toml_value(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<String>
         };
     }
     if v.is_instance_of::<PyFloat>() {
-        let x: f64 = v.extract()?;
-        return Ok(if x.is_nan() {
-            "nan".into()
-        } else if x.is_infinite() {
-            if x > 0.0 { "inf" } else { "-inf" }.into()
-        } else {
-            format!("{x:?}")
-        });
+        return Ok(toml::Value::Float(v.extract()?));
     }
     if let Ok(s) = v.cast::<PyString>() {
-        return Ok(toml_string(&s.extract::<String>()?));
+        return Ok(toml::Value::String(s.extract()?));
     }
     if v.hasattr("__fspath__")? {
         let path: PathBuf = v.extract()?;
         let s = path
             .to_str()
             .ok_or_else(|| bad_value(format!("the path {path:?} is not valid UTF-8")))?;
-        return Ok(toml_string(s));
+        return Ok(toml::Value::String(s.to_owned()));
     }
     if let Ok(d) = v.cast::<PyDict>() {
-        let mut parts = Vec::with_capacity(d.len());
+        let mut table = toml::Table::new();
         for (k, x) in d.iter() {
             let key: String = k
                 .extract()
                 .map_err(|_| PyTypeError::new_err("table keys must be str"))?;
-            parts.push(format!(
-                "{} = {}",
-                toml_string(&key),
-                toml_value(&x, depth + 1)?
-            ));
+            table.insert(key, toml_value(&x, depth + 1)?);
         }
-        return Ok(format!("{{ {} }}", parts.join(", ")));
+        return Ok(toml::Value::Table(table));
     }
     if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-        let mut parts = Vec::new();
+        let mut items = Vec::new();
         for x in v.try_iter()? {
-            parts.push(toml_value(&x?, depth + 1)?);
+            items.push(toml_value(&x?, depth + 1)?);
         }
-        return Ok(format!("[{}]", parts.join(", ")));
+        return Ok(toml::Value::Array(items));
     }
     if v.is_none() {
         return Err(bad_value(
@@ -199,20 +180,4 @@ pub(super) fn toml_value(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<String>
         "a store setting is a bool, int, float, str, path, list or dict, not {}",
         v.get_type().name()?
     )))
-}
-
-/// A TOML basic string.
-pub(super) fn toml_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
