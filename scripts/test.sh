@@ -64,8 +64,8 @@ cargo clippy -p txtfp -p txtfp-cli -p txtfp-py --all-targets --features "$worksp
 # dictionary instead of downloading when DOCS_RS is set (type-check only).
 DOCS_RS=1 cargo clippy -p txtfp --lib --all-features -- -D warnings
 
-step "no_std + alloc core (--no-default-features --features minhash,simhash)"
-cargo build -p txtfp --lib --no-default-features --features minhash,simhash
+step "no_std + alloc core (--no-default-features --features minhash,simhash,lsh)"
+cargo build -p txtfp --lib --no-default-features --features minhash,simhash,lsh
 
 step "tests, default features"
 cargo test -p txtfp 2>&1 | tee -a "$log"

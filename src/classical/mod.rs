@@ -9,6 +9,8 @@ use crate::Result;
 
 mod batch;
 pub(crate) mod hash;
+#[cfg(feature = "hll")]
+pub mod hll;
 #[cfg(feature = "minhash")]
 pub mod minhash;
 #[cfg(feature = "simhash")]
@@ -17,6 +19,8 @@ pub mod simhash;
 pub mod text_form;
 #[cfg(feature = "tlsh")]
 pub mod tlsh;
+#[cfg(feature = "weighted-minhash")]
+pub mod weighted;
 
 pub use batch::FingerprintBatch;
 pub use hash::{DEFAULT_SEED, HashFamily, murmur3_x64_128};

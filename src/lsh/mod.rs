@@ -50,6 +50,10 @@ mod builder;
 mod bulk;
 mod candidates;
 mod core;
+// Tuning integrates with `ln`/`exp`, which core lacks.
+#[cfg(feature = "std")]
+pub mod ensemble;
+pub mod forest;
 mod index;
 #[cfg(feature = "mmap")]
 mod map_file;

@@ -5,6 +5,8 @@
 //!   document into a [`MinHashSig`]; [`MinHashStreaming`] does the same from
 //!   byte chunks.
 //! * [`jaccard`] compares two signatures.
+//! * [`BBitSignature`] keeps the lowest `b` bits of each slot, with the
+//!   bias-corrected estimate.
 //!
 //! Signatures are byte-identical to txtfp 0.3.2 for the same configuration.
 //! Differences from 0.3.2, all on malformed input:
@@ -22,6 +24,7 @@
 //! # Ok::<(), txtfp::Error>(())
 //! ```
 
+mod bbit;
 pub mod fast;
 mod fingerprinter;
 mod kernel;
@@ -36,6 +39,7 @@ mod slots;
 mod slots_serde;
 mod streaming;
 
+pub use bbit::{BBIT_SCHEMA, BBIT_WIDTHS, BBitSignature};
 pub use fast::{FAST_SCHEMA, FastMinHashFingerprinter, FastMinHashSig, FastMinHashStreaming};
 #[cfg(feature = "lsh")]
 pub use fast::{FastLshCandidateIndex, FastLshIndex};
