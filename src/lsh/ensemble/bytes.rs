@@ -1,16 +1,15 @@
-//! The byte format of an [`LshEnsemble`] (version 2) and its serde form.
+//! The byte format of an [`LshEnsemble`] (version 1) and its serde form.
 //!
 //! ```text
 //! offset  size  field (little endian)
 //!      0     8  magic "TXTFPLE\0"
-//!      8     2  format version (2; 1 is read too)
+//!      8     2  format version (1)
 //!     10     2  MinHash schema word of the signatures (1, or 0x4601 fast)
 //!     12     4  H, slots per signature
 //!     16     4  num_perm
 //!     20     4  partitions asked for
 //!     24     4  max_rows
-//!     28     4  partitioning: 0 equi-depth, 1 optimal (version 1: zero,
-//!                 equi-depth)
+//!     28     4  partitioning: 0 equi-depth, 1 optimal
 //!     32     8  fp weight (f64 bits)
 //!     40     8  fn weight (f64 bits)
 //!     48     8  number of sets n
@@ -35,7 +34,7 @@ use crate::{Error, MinHashSig, Result};
 /// Magic number of the format.
 const MAGIC: [u8; 8] = *b"TXTFPLE\0";
 /// The version this build writes and reads.
-pub const ENSEMBLE_FORMAT_VERSION: u16 = 2;
+pub const ENSEMBLE_FORMAT_VERSION: u16 = 1;
 const HEADER: usize = 56;
 const TRAILER: usize = 8;
 
@@ -102,7 +101,7 @@ impl<const H: usize, S: Scheme> LshEnsemble<H, S> {
     /// - [`Error::Corrupt`] for a wrong magic, length or checksum, or
     ///   contents no builder would accept (a zero size, a repeated or
     ///   unordered id, parameters out of range);
-    /// - [`Error::SchemaMismatch`] for a format version other than 1 or 2;
+    /// - [`Error::SchemaMismatch`] for a format version other than 1;
     /// - [`Error::InvalidInput`] when the bytes hold signatures of another
     ///   scheme or another `H` than this type's.
     ///
@@ -119,7 +118,7 @@ impl<const H: usize, S: Scheme> LshEnsemble<H, S> {
             return Err(corrupt("checksum mismatch"));
         }
         let version = u16_at(bytes, 8);
-        if version != ENSEMBLE_FORMAT_VERSION && version != 1 {
+        if version != ENSEMBLE_FORMAT_VERSION {
             return Err(Error::SchemaMismatch {
                 expected: ENSEMBLE_FORMAT_VERSION,
                 actual: version,
@@ -138,9 +137,7 @@ impl<const H: usize, S: Scheme> LshEnsemble<H, S> {
                 "LSH Ensemble bytes hold {h}-slot signatures; this type has H = {H}"
             )));
         }
-        // Version 1 had only equi-depth partitions and a zero word here.
         let partitioning = Partitioning::from_tag(u32_at(bytes, 28))
-            .filter(|&p| version > 1 || p == Partitioning::EquiDepth)
             .ok_or_else(|| corrupt("unknown partitioning"))?;
         let n = u64_at(bytes, 48);
         let record = 16 + 8 * H;

@@ -362,33 +362,11 @@ fn bytes_golden() {
     assert_eq!(
         hex,
         concat!(
-            "54585446504c4500020001000200000002000000020000000100000001000000",
+            "54585446504c4500010001000200000002000000020000000100000001000000",
             "000000000000e03f000000000000e03f01000000000000000900000000000000",
-            "0300000000000000050000000000000006000000000000008ee744ea37572b3b"
+            "030000000000000005000000000000000600000000000000556874552e6cb019"
         )
     );
-}
-
-#[test]
-fn version_1_bytes_read_as_equi_depth() {
-    let hex = concat!(
-        "54585446504c4500010001000200000002000000020000000100000000000000",
-        "000000000000e03f000000000000e03f01000000000000000900000000000000",
-        "030000000000000005000000000000000600000000000000a7891bd8309c0507"
-    );
-    let bytes: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect();
-    let idx = LshEnsemble::<2>::from_bytes(&bytes).unwrap();
-    assert_eq!(idx.partitioning(), Partitioning::EquiDepth);
-    assert_eq!(idx.partition_bounds(), [(3, 3, 1)]);
-    assert_eq!(idx.get(9).unwrap().1, 3);
-    assert_eq!(idx.partitions_requested(), 2);
-    // Written back in the current version, partitioning kept.
-    let again = LshEnsemble::<2>::from_bytes(&idx.to_bytes()).unwrap();
-    assert_eq!(again.partitioning(), Partitioning::EquiDepth);
-    assert_eq!(idx.to_bytes()[8..10], [2, 0]);
 }
 
 #[test]
@@ -418,23 +396,17 @@ fn damaged_bytes_are_errors() {
         b
     };
     let mut v = bytes.clone();
-    v[8] = 3;
+    v[8] = 2;
     assert!(matches!(
         LshEnsemble::<16>::from_bytes(&reseal(v)),
         Err(Error::SchemaMismatch {
-            expected: 2,
-            actual: 3
+            expected: 1,
+            actual: 2
         })
     ));
-    // An unknown partitioning, and optimal partitions in version 1 bytes.
+    // An unknown partitioning.
     let mut v = bytes.clone();
     v[28] = 2;
-    assert!(matches!(
-        LshEnsemble::<16>::from_bytes(&reseal(v)),
-        Err(Error::Corrupt(_))
-    ));
-    let mut v = bytes.clone();
-    (v[8], v[28]) = (1, 1);
     assert!(matches!(
         LshEnsemble::<16>::from_bytes(&reseal(v)),
         Err(Error::Corrupt(_))
